@@ -1,0 +1,60 @@
+"""Every exception raised by ``klea-ingest``.
+
+The hierarchy extends the root of ``klea-retrieval``
+(:class:`klea_utils.stores.exceptions.KleaStoresError`)::
+
+    KleaStoresError
+    └── IngestError                  ingestion could not complete a step
+        ├── ConversionError          one source file could not be converted or chunked;
+        │   │                        carries ``path`` and a reason
+        │   └── OcrUnavailableError  a scanned PDF needs OCR and no OCR engine is installed
+        ├── ChunkCacheError          the chunk cache cannot be read or written
+        ├── MetadataMapError         a metadata map is missing, malformed or lacks a file
+        │                            (ValueError)
+        └── SourceLayoutError        the source folder cannot be ingested as laid out, such
+                                     as two files with the same name (ValueError)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from klea_utils.stores.exceptions import KleaStoresError
+
+__all__ = [
+    "ChunkCacheError",
+    "ConversionError",
+    "IngestError",
+    "MetadataMapError",
+    "OcrUnavailableError",
+    "SourceLayoutError",
+]
+
+
+class IngestError(KleaStoresError):
+    """An ingestion step could not complete."""
+
+
+class ConversionError(IngestError):
+    """One source file could not be converted or chunked."""
+
+    def __init__(self, path: str | Path, reason: str) -> None:
+        self.path = Path(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+class OcrUnavailableError(ConversionError):
+    """A PDF needs OCR, and neither Docling's OCR models nor tesseract are available."""
+
+
+class ChunkCacheError(IngestError):
+    """The chunk cache under ``<source>/.klea-cache`` cannot be read or written."""
+
+
+class MetadataMapError(IngestError, ValueError):
+    """A metadata map is missing, malformed, or has no entry for a source file."""
+
+
+class SourceLayoutError(IngestError, ValueError):
+    """The source folder cannot be ingested as laid out (e.g. two files share a name)."""

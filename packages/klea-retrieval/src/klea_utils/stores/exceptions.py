@@ -1,0 +1,64 @@
+"""Every exception raised by ``klea-retrieval`` (and the root that ``klea-ingest`` extends).
+
+The hierarchy::
+
+    KleaStoresError                  root of everything raised by klea_utils.stores
+    ├── StoreConfigError             a stores configuration is missing or invalid (ValueError)
+    ├── MetadataFilterError          a metadata filter is malformed (ValueError); the
+    │                                message names the clause at fault
+    ├── MissingExtraError            an optional backend is not installed (ImportError);
+    │                                the message names the extra to install
+    ├── EmbeddingModelError          an embedding model spec is unknown or cannot load
+    │                                (ValueError)
+    └── StoreBackendError            a vector or BM25 store failed to open, read or write
+
+``klea-ingest`` adds its own subclasses of :class:`KleaStoresError` in
+:mod:`klea_utils.stores.ingest_exceptions`.
+
+Each subclass also inherits the builtin it means, so code written against the
+original library (which raised plain ``ValueError``/``ImportError``) keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "EmbeddingModelError",
+    "KleaStoresError",
+    "MetadataFilterError",
+    "MissingExtraError",
+    "StoreBackendError",
+    "StoreConfigError",
+]
+
+
+class KleaStoresError(Exception):
+    """Root of every exception raised by ``klea_utils.stores``."""
+
+
+class StoreConfigError(KleaStoresError, ValueError):
+    """A stores configuration file or value is missing or invalid."""
+
+
+class MetadataFilterError(KleaStoresError, ValueError):
+    """A metadata filter is not well-formed; the message names the clause at fault."""
+
+
+class MissingExtraError(KleaStoresError, ImportError):
+    """An optional dependency is missing; the message names the extra that provides it."""
+
+    def __init__(self, feature: str, extra: str, distribution: str = "klea-retrieval") -> None:
+        self.feature = feature
+        self.extra = extra
+        self.distribution = distribution
+        super().__init__(
+            f"{feature} needs the optional dependencies of {distribution}[{extra}]; "
+            f"install them with: pip install '{distribution}[{extra}]'"
+        )
+
+
+class EmbeddingModelError(KleaStoresError, ValueError):
+    """An embedding model spec names an unknown provider, or the model cannot be loaded."""
+
+
+class StoreBackendError(KleaStoresError):
+    """A vector or BM25 store failed to open, read or write; the message names the store."""

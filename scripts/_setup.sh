@@ -1,0 +1,29 @@
+# Shared set-up for scripts/demo and scripts/test: sourced, not run.
+# Installs what a fresh machine lacks, so nothing is left to do by hand.
+
+ensure_uv() {
+    if ! command -v uv >/dev/null 2>&1; then
+        echo "==> installing uv with pip" >&2
+        python3 -m pip install --quiet --user uv || python3 -m pip install --quiet uv
+        export PATH="$HOME/.local/bin:$PATH"
+    fi
+}
+
+# ensure_system_packages CMD:PKG ...: apt-get install PKG when CMD is not on PATH.
+ensure_system_packages() {
+    local wanted=() pair
+    for pair in "$@"; do
+        command -v "${pair%%:*}" >/dev/null 2>&1 || wanted+=("${pair#*:}")
+    done
+    [ "${#wanted[@]}" -eq 0 ] && return 0
+    echo "==> installing system packages: ${wanted[*]}" >&2
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${wanted[@]}" >&2
+}
+
+sync_workspace() {
+    echo "==> uv sync --frozen" >&2
+    uv sync --frozen --all-packages --all-extras --group dev --quiet
+}
