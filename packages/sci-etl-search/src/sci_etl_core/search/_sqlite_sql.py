@@ -1,0 +1,121 @@
+"""Build the SQL the FTS5 store runs, apart from running it (internal).
+
+Every function returns SQL text and its parameters. The SQL text comes only from fixed
+fragments here and from :func:`~sci_etl_core.search.compile_fts5.to_filter_expression`;
+every value a user supplies travels as a bound parameter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sci_etl_core.search.compile_fts5 import to_filter_expression
+from sci_etl_core.search.filters import MetadataFilter, RangeFilter, SearchFilter
+from sci_etl_core.search.query import Node
+
+__all__ = [
+    "Clause",
+    "count_sql",
+    "facet_sql",
+    "filter_ids_sql",
+    "search_sql",
+    "snippet_sql",
+    "where_clause",
+]
+
+Clause = tuple[str, tuple[object, ...]]
+
+
+def filter_clause(item: SearchFilter) -> Clause:
+    """Return the condition on ``d."doc_id"`` that one filter imposes."""
+    negation = "NOT " if item.negated else ""
+    if isinstance(item, MetadataFilter):
+        values = tuple(sorted(item.values))
+        marks = ", ".join("?" for _ in values)
+        sql = (
+            f'd."doc_id" {negation}IN (SELECT "doc_id" FROM "tags" '
+            f'WHERE "key" = ? AND "value" IN ({marks}))'
+        )
+        return sql, (item.key, *values)
+    sql = (
+        f'd."doc_id" {negation}IN (SELECT "doc_id" FROM "tags" '
+        'WHERE "key" = ? AND tag_in_range("value", ?, ?))'
+    )
+    return sql, (item.key, item.low, item.high)
+
+
+def where_clause(query: Node | None, filters: Sequence[SearchFilter]) -> Clause:
+    """Return the condition on ``documents d`` that ``query`` and ``filters`` impose together."""
+    parts: list[str] = []
+    params: list[object] = []
+    if query is not None:
+        sql, query_params = to_filter_expression(query)
+        parts.append(sql)
+        params.extend(query_params)
+    for item in filters:
+        sql, filter_params = filter_clause(item)
+        parts.append(sql)
+        params.extend(filter_params)
+    if not parts:
+        return "1", ()
+    return " AND ".join(f"({part})" for part in parts), tuple(params)
+
+
+def filter_ids_sql(query: Node | None, filters: Sequence[SearchFilter]) -> Clause:
+    """Return the query listing every ``record_id`` satisfying ``query`` and ``filters``."""
+    where, params = where_clause(query, filters)
+    return f'SELECT d."record_id" FROM "documents" d WHERE {where}', params
+
+
+def count_sql(query: Node | None, filters: Sequence[SearchFilter]) -> Clause:
+    """Return the query counting the documents satisfying ``query`` and ``filters``."""
+    where, params = where_clause(query, filters)
+    return f'SELECT COUNT(*) FROM "documents" d WHERE {where}', params
+
+
+def facet_sql(key: str, query: Node | None, filters: Sequence[SearchFilter]) -> Clause:
+    """Return the query counting matching documents per tag value of ``key``."""
+    where, params = where_clause(query, filters)
+    sql = (
+        'SELECT t."value", COUNT(*) FROM "tags" t WHERE t."key" = ? AND t."doc_id" IN '
+        f'(SELECT d."doc_id" FROM "documents" d WHERE {where}) GROUP BY t."value"'
+    )
+    return sql, (key, *params)
+
+
+def search_sql(
+    match: str,
+    weights: tuple[float, float, float],
+    limit: int,
+    exclude_record_id: str | None,
+    filters: Sequence[SearchFilter],
+) -> Clause:
+    """Return the ranked query: doc_id, record_id and the positive score, best first."""
+    where, params = where_clause(None, filters)
+    exclude = ' AND d."record_id" <> ?' if exclude_record_id is not None else ""
+    sql = (
+        'SELECT d."doc_id", d."record_id", -bm25("documents_fts", ?, ?, ?) AS "score" '
+        'FROM "documents_fts" JOIN "documents" d ON d."doc_id" = "documents_fts"."rowid" '
+        f'WHERE "documents_fts" MATCH ? AND ({where}){exclude} '
+        'ORDER BY "score" DESC, d."record_id" LIMIT ?'
+    )
+    tail: tuple[object, ...] = (exclude_record_id,) if exclude_record_id is not None else ()
+    return sql, (*weights, match, *params, *tail, limit)
+
+
+def snippet_sql(
+    match: str, doc_ids: Sequence[int], marks: tuple[str, str, str], tokens: int
+) -> Clause:
+    """Return the query giving each hit's title, metadata, best snippet and per-field snippets."""
+    open_mark, close_mark, ellipsis = marks
+    snippets = ", ".join(
+        f'snippet("documents_fts", {column}, ?, ?, ?, ?)' for column in (-1, 0, 1, 2)
+    )
+    holes = ", ".join("?" for _ in doc_ids)
+    sql = (
+        f'SELECT d."doc_id", d."title", d."metadata", {snippets} '
+        'FROM "documents_fts" JOIN "documents" d ON d."doc_id" = "documents_fts"."rowid" '
+        f'WHERE "documents_fts" MATCH ? AND "documents_fts"."rowid" IN ({holes})'
+    )
+    per_snippet = (open_mark, close_mark, ellipsis, tokens)
+    return sql, (*(per_snippet * 4), match, *doc_ids)
