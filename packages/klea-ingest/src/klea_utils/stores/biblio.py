@@ -1,0 +1,266 @@
+"""Bibliographic metadata extraction: the cascade that pre-fills a file's ``DEFAULT`` entry.
+
+Sources are consulted from the most to the least authoritative, and each one only fills the
+fields still empty:
+
+1. DOI services (Crossref, OpenAlex, Semantic Scholar; see :mod:`._doi_services`), cached in
+   ``doi-cache.json`` inside the cache directory. Optional: skipped with one warning offline.
+2. The PDF Info dictionary (pypdfium2): ``Title``, ``Author``, ``Keywords``, ``Subject``.
+3. Docling's document: the first title item and the document's hyperlinks.
+4. A regular expression over the top of page one (title, author line).
+5. A regular expression over the first 3,000 characters (DOI, keywords, authors, URLs, year).
+
+A title equal to the file name stem (a common PDF Info default) is replaced by the first
+heading that is not running-header boilerplate.
+
+The result holds ``title``, ``authors``, ``keywords``, ``year``, ``journal``, ``doi``, the
+``url``/``url_1``/... links and ``url_doi``, plus two internal keys that never reach a store:
+``_metadata_complete`` (every core field was found) and ``_sources`` (field -> source name).
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+from klea_utils.stores import _biblio_regex as rx
+from klea_utils.stores._doi_cache import open_doi_cache
+from klea_utils.stores._doi_services import lookups_enabled, shared_resolver
+
+__all__ = ["BIBLIO_FIELDS", "COMPLETE_FIELDS", "MAX_URLS", "extract_metadata"]
+
+BIBLIO_FIELDS = ("title", "authors", "keywords", "year", "journal", "doi")
+"""The bibliographic fields the cascade fills, in template order."""
+
+COMPLETE_FIELDS = ("title", "authors", "year", "journal", "doi")
+"""Fields that must all be found for ``_metadata_complete`` to be true."""
+
+MAX_URLS = 10
+"""Most ``url*`` links kept from one document (reference lists can hold hundreds)."""
+
+_HEAD_READ = 20_000
+_log = logging.getLogger(__name__)
+
+
+class _Fields:
+    """Accumulates fields; the first source to supply a field wins."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+        self.sources: dict[str, str] = {}
+        self.urls: list[str] = []
+
+    def offer(self, field: str, value: Any, source: str) -> None:
+        if field in self.values or value in (None, "", [], ()):
+            return
+        self.values[field] = value
+        self.sources[field] = source
+
+    def offer_urls(self, urls: list[str], source: str) -> None:
+        for url in urls:
+            if re.match(r"https?://(dx\.)?doi\.org/", url, re.IGNORECASE):
+                self.offer("doi", rx.strip_doi(url), source)
+                continue
+            if url not in self.urls and len(self.urls) < MAX_URLS:
+                if not self.urls:
+                    self.sources.setdefault("url", source)
+                self.urls.append(url)
+
+
+def _doc_items(document: Any) -> list[tuple[str, str, int | None, str | None]]:
+    """(label, text, page number, hyperlink) for the text items of a DoclingDocument."""
+    items: list[tuple[str, str, int | None, str | None]] = []
+    iterate = getattr(document, "iterate_items", None)
+    if iterate is None:
+        return items
+    for entry in iterate():
+        item = entry[0] if isinstance(entry, tuple) else entry
+        text = getattr(item, "text", None)
+        if not isinstance(text, str):
+            continue
+        label = str(getattr(getattr(item, "label", None), "value", getattr(item, "label", "")))
+        prov = getattr(item, "prov", None) or []
+        page = getattr(prov[0], "page_no", None) if prov else None
+        link = getattr(item, "hyperlink", None)
+        items.append((label, text, page, str(link) if link else None))
+    return items
+
+
+def _plain_text(file_path: Path) -> str:
+    try:
+        with file_path.open(encoding="utf-8", errors="replace") as handle:
+            text = handle.read(_HEAD_READ)
+    except OSError:
+        return ""
+    if file_path.suffix.lower() in {".html", ".htm", ".xhtml", ".xml"}:
+        text = re.sub(r"(?is)<(script|style)\b.*?</\1>", " ", text)
+        text = re.sub(r"(?i)<(br|/p|/h\d|/div|/li|/title)\b[^>]*>", "\n", text)
+        text = html.unescape(re.sub(r"<[^>]+>", " ", text))
+    return text
+
+
+def _pdf_page_one(file_path: Path) -> str:
+    try:
+        import pypdfium2 as pdfium
+
+        pdf = pdfium.PdfDocument(file_path)
+        try:
+            if len(pdf) == 0:
+                return ""
+            page = pdf[0]
+            textpage = page.get_textpage()
+            text = str(textpage.get_text_range())
+            textpage.close()
+            page.close()
+            return text
+        finally:
+            pdf.close()
+    except Exception as exc:  # a broken PDF only loses this source
+        _log.debug("%s: no page-one text (%s)", file_path, exc)
+        return ""
+
+
+def _pdf_info(file_path: Path) -> dict[str, str]:
+    try:
+        import pypdfium2 as pdfium
+
+        pdf = pdfium.PdfDocument(file_path)
+        try:
+            return {k: v.strip() for k, v in pdf.get_metadata_dict(skip_empty=True).items()}
+        finally:
+            pdf.close()
+    except Exception as exc:  # unreadable Info dictionary: skip
+        _log.debug("%s: no PDF Info dictionary (%s)", file_path, exc)
+        return {}
+
+
+def _split_people(value: str) -> list[str]:
+    if ";" in value or " and " in value or "&" in value:
+        return rx.split_list(value)
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    if len(parts) == 2 and all(" " not in p for p in parts):
+        return [f"{parts[1]} {parts[0]}"]  # "Sinha, Ankur"
+    return parts
+
+
+def _from_pdf_info(info: dict[str, str], fields: _Fields) -> None:
+    source = "pdf_info"
+    fields.offer("title", " ".join(info.get("Title", "").split()), source)
+    fields.offer("authors", _split_people(info.get("Author", "")), source)
+    fields.offer("keywords", rx.split_list(info.get("Keywords", "")), source)
+    for key in ("Subject", "Keywords", "Title"):
+        doi = rx.find_doi(info.get(key, ""))
+        if doi:
+            fields.offer("doi", doi, source)
+            break
+
+
+def _lookup_doi(doi: str, cache_dir: Path | None, fields: _Fields) -> None:
+    cache = open_doi_cache(cache_dir) if cache_dir is not None else None
+    record = cache.get(doi) if cache is not None else None
+    if record is None:
+        if not lookups_enabled():
+            return
+        resolver = shared_resolver()
+        if resolver.offline:
+            return
+        record = resolver.lookup(doi)
+        if record is None:
+            return
+        if cache is not None:
+            cache.put(doi, record)
+    service = str(record.get("_service", "doi"))
+    for field in ("title", "authors", "keywords", "year", "journal"):
+        fields.offer(field, record.get(field), f"doi:{service}")
+    if record:
+        fields.offer("doi", doi, f"doi:{service}")
+
+
+def _first_heading(headings: list[str], stem: str) -> str | None:
+    for heading in headings:
+        clean = " ".join(heading.lstrip("#").split())
+        if clean and not rx.is_banner(clean) and clean.casefold() != stem.casefold():
+            return clean
+    return None
+
+
+def _is_stem(title: str, stem: str) -> bool:
+    def norm(value: str) -> str:
+        return re.sub(r"[\s_\-.]+", " ", value).strip().casefold()
+
+    return norm(title) == norm(stem)
+
+
+def extract_metadata(
+    file_path: Path, document: Any = None, *, cache_dir: Path | None = None
+) -> dict[str, Any]:
+    """Extract bibliographic metadata for one source file.
+
+    Args:
+        file_path: The source file.
+        document: Docling's converted document for the file, or ``None`` (then plain-text
+            files are read directly and PDFs through pypdfium2).
+        cache_dir: Directory holding ``doi-cache.json``; ``None`` keeps DOI answers in
+            memory only.
+
+    Returns:
+        The found fields (``title``, ``authors``, ``keywords``, ``year``, ``journal``,
+        ``doi``, ``url``/``url_N``, ``url_doi``) plus ``_metadata_complete`` and
+        ``_sources``. Fields no source supplied are absent.
+    """
+    file_path = Path(file_path)
+    suffix = file_path.suffix.lower()
+    items = _doc_items(document) if document is not None else []
+    if items:
+        full_text = "\n".join(text for _, text, _, _ in items)
+        page_one = "\n".join(t for _, t, page, _ in items if page in (None, 1))
+        headings = [t for label, t, _, _ in items if label in {"title", "section_header"}]
+    else:
+        full_text = _pdf_page_one(file_path) if suffix == ".pdf" else _plain_text(file_path)
+        page_one = full_text
+        headings = [m.group(1) for m in re.finditer(r"(?m)^#{1,6}\s+(.+)$", full_text)]
+    head = full_text[: rx.HEAD_CHARS]
+    info = _pdf_info(file_path) if suffix == ".pdf" else {}
+
+    doi = rx.find_doi(" ".join(info.get(k, "") for k in ("Subject", "Keywords")))
+    doi = doi or next((rx.strip_doi(u) for _, _, _, u in items if u and rx.find_doi(u)), None)
+    doi = doi or rx.find_doi(head)
+
+    fields = _Fields()
+    if doi:
+        _lookup_doi(doi, cache_dir, fields)
+    _from_pdf_info(info, fields)
+    title_item = next((t for label, t, _, _ in items if label == "title"), None)
+    fields.offer("title", " ".join((title_item or "").split()), "docling")
+    fields.offer_urls([u for _, _, _, u in items if u and u.startswith("http")], "docling")
+    top_title, top_authors = rx.find_title_and_authors(page_one)
+    fields.offer("title", top_title, "page_one")
+    fields.offer("authors", top_authors, "page_one")
+    fields.offer("doi", rx.find_doi(head), "text")
+    fields.offer("keywords", rx.find_keywords(head), "text")
+    fields.offer("authors", rx.find_authors(head), "text")
+    fields.offer("year", rx.find_year(head), "text")
+    fields.offer_urls(rx.find_urls(head), "text")
+
+    title = fields.values.get("title")
+    if isinstance(title, str) and _is_stem(title, file_path.stem):
+        better = _first_heading(headings, file_path.stem)
+        if better:
+            fields.values["title"] = better
+            fields.sources["title"] = "heading"
+    return _assemble(fields)
+
+
+def _assemble(fields: _Fields) -> dict[str, Any]:
+    result: dict[str, Any] = {f: fields.values[f] for f in BIBLIO_FIELDS if f in fields.values}
+    for index, url in enumerate(fields.urls):
+        result["url" if index == 0 else f"url_{index}"] = url
+    if "doi" in result:
+        result["url_doi"] = f"https://doi.org/{result['doi']}"
+        fields.sources.setdefault("url_doi", fields.sources.get("doi", ""))
+    result["_metadata_complete"] = all(f in result for f in COMPLETE_FIELDS)
+    result["_sources"] = {k: v for k, v in fields.sources.items() if k in result}
+    return result

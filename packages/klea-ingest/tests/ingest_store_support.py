@@ -1,0 +1,109 @@
+"""Test support for klea-ingest's store side: a loopback DOI server and small helpers."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Route:
+    """A canned answer: HTTP status, JSON body, and a delay before answering."""
+
+    status: int = 200
+    body: Any = None
+    delay: float = 0.0
+
+
+@dataclass
+class DoiServer:
+    """A real HTTP server on 127.0.0.1 serving Crossref/OpenAlex/S2-shaped JSON."""
+
+    base_url: str
+    routes: dict[str, Route] = field(default_factory=dict)
+    requests: list[str] = field(default_factory=list)
+
+    def route(self, path: str, status: int = 200, body: Any = None, delay: float = 0.0) -> None:
+        """Answer GET ``path`` (path and query, as requested) with the given response."""
+        self.routes[path] = Route(status, body, delay)
+
+
+@contextmanager
+def doi_server() -> Iterator[DoiServer]:
+    """Run a :class:`DoiServer` in a background thread for the duration of the block."""
+    state = DoiServer(base_url="")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            state.requests.append(self.path)
+            route = state.routes.get(self.path, Route(404, {"message": "not found"}))
+            if route.delay:
+                time.sleep(route.delay)
+            payload = json.dumps(route.body).encode()
+            try:
+                self.send_response(route.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    state.base_url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def crossref_body(title: str, authors: list[tuple[str, str]], year: int, journal: str) -> Any:
+    """A Crossref ``/works/{doi}`` answer."""
+    return {
+        "status": "ok",
+        "message": {
+            "title": [title],
+            "author": [{"given": g, "family": f} for g, f in authors],
+            "issued": {"date-parts": [[year, 1, 1]]},
+            "container-title": [journal],
+            "subject": ["Neuroscience"],
+            "URL": "https://doi.org/x",
+        },
+    }
+
+
+def openalex_body(title: str, authors: list[str], year: int, journal: str) -> Any:
+    """An OpenAlex ``/works/doi:{doi}`` answer."""
+    return {
+        "title": title,
+        "authorships": [{"author": {"display_name": a}} for a in authors],
+        "publication_year": year,
+        "primary_location": {"source": {"display_name": journal}},
+        "keywords": [{"display_name": "modelling"}],
+        "doi": "https://doi.org/x",
+    }
+
+
+def s2_body(title: str, authors: list[str], year: int, journal: str) -> Any:
+    """A Semantic Scholar ``/graph/v1/paper/DOI:{doi}`` answer."""
+    return {
+        "title": title,
+        "authors": [{"name": a} for a in authors],
+        "year": year,
+        "journal": {"name": journal},
+        "venue": journal,
+    }
