@@ -9,6 +9,7 @@ The hierarchy::
     │   └── SearchStoreError         a text search store cannot be opened, read or written
     ├── EmbeddingError               an embedder failed to turn text into vectors
     └── EmbeddingStoreError          a vector memory cannot be opened, read or written
+        └── EmbeddingDimensionError  a vector of the wrong dimension (also a ValueError)
 
 A storage fault is never reported as a failure to embed: :class:`EmbeddingStoreError`
 is not a subclass of :class:`EmbeddingError`, so a hybrid search that degrades on
@@ -18,6 +19,7 @@ is not a subclass of :class:`EmbeddingError`, so a hybrid search that degrades o
 from __future__ import annotations
 
 __all__ = [
+    "EmbeddingDimensionError",
     "EmbeddingError",
     "EmbeddingStoreError",
     "SciEtlError",
@@ -78,3 +80,7 @@ class EmbeddingError(SciEtlError):
 
 class EmbeddingStoreError(SciEtlError):
     """A vector memory cannot be opened, read or written."""
+
+
+class EmbeddingDimensionError(EmbeddingStoreError, ValueError):
+    """A vector's dimension differs from the dimension the vector memory holds."""
