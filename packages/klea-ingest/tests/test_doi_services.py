@@ -36,8 +36,12 @@ def _path(service: DoiService, doi: str) -> str:
 
 def _route_all(srv: DoiServer, doi: str, status: int = 200, delay: float = 0.0) -> None:
     cr, oa, s2 = default_services()
-    srv.route(_path(cr, doi), status, crossref_body("CR title", [("Ankur", "Sinha")], 2021, "J CR"), delay)
-    srv.route(_path(oa, doi), status, openalex_body("OA title", ["Ankur Sinha"], 2022, "J OA"), delay)
+    srv.route(
+        _path(cr, doi), status, crossref_body("CR title", [("Ankur", "Sinha")], 2021, "J CR"), delay
+    )
+    srv.route(
+        _path(oa, doi), status, openalex_body("OA title", ["Ankur Sinha"], 2022, "J OA"), delay
+    )
     srv.route(_path(s2, doi), status, s2_body("S2 title", ["Ankur Sinha"], 2023, "J S2"), delay)
 
 

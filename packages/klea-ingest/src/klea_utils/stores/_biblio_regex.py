@@ -21,7 +21,7 @@ KEYWORDS_RE = re.compile(
 )
 AUTHORS_RE = re.compile(r"^\s*(?:authors?|by)\s*[:\-]?\s+(.+)$", re.IGNORECASE | re.MULTILINE)
 YEAR_RE = re.compile(
-    r"(?:\u00a9|\(c\)|copyright|published|received|accepted)\D{0,20}((?:19|20)\d{2})",
+    r"(?:\u00a9|\(c\)|copyright|published|received|accepted)\D{0,20}((?:1[89]|20)\d{2})",
     re.IGNORECASE,
 )
 _TRAILING = ".,;:)]}>'\""

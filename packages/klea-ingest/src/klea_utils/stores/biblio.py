@@ -146,10 +146,22 @@ def _split_people(value: str) -> list[str]:
     return parts
 
 
+_PLACEHOLDER_RE = re.compile(
+    r"^(untitled|none|null|unknown|anonymous|microsoft word\b.*|.*\.(docx?|pdf|tex|dvi))$",
+    re.IGNORECASE,
+)
+
+
+def _real(value: str) -> str:
+    """``value`` whitespace-collapsed, or ``""`` for producer placeholders ("untitled")."""
+    value = " ".join(value.split())
+    return "" if _PLACEHOLDER_RE.match(value) else value
+
+
 def _from_pdf_info(info: dict[str, str], fields: _Fields) -> None:
     source = "pdf_info"
-    fields.offer("title", " ".join(info.get("Title", "").split()), source)
-    fields.offer("authors", _split_people(info.get("Author", "")), source)
+    fields.offer("title", _real(info.get("Title", "")), source)
+    fields.offer("authors", _split_people(_real(info.get("Author", ""))), source)
     fields.offer("keywords", rx.split_list(info.get("Keywords", "")), source)
     for key in ("Subject", "Keywords", "Title"):
         doi = rx.find_doi(info.get(key, ""))

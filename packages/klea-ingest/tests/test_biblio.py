@@ -1,0 +1,185 @@
+"""The extraction cascade without DOI services: PDF Info, Docling document, regex passes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from docling_core.types.doc import DocItemLabel, DoclingDocument
+from hypothesis import given
+from hypothesis import strategies as st
+from reportlab.pdfgen import canvas
+
+from klea_utils.stores import _biblio_regex as rx
+from klea_utils.stores.biblio import extract_metadata
+
+
+@pytest.fixture(autouse=True)
+def _no_doi_lookups(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KLEA_DOI_LOOKUP", "0")
+
+
+def _pdf(path: Path, lines: list[str], **info: str) -> Path:
+    pdf = canvas.Canvas(str(path))
+    if "title" in info:
+        pdf.setTitle(info["title"])
+    if "author" in info:
+        pdf.setAuthor(info["author"])
+    if "keywords" in info:
+        pdf.setKeywords(info["keywords"])
+    if "subject" in info:
+        pdf.setSubject(info["subject"])
+    y = 800
+    for line in lines:
+        pdf.drawString(72, y, line)
+        y -= 18
+    pdf.save()
+    return path
+
+
+def test_pdf_info_dictionary_wins_over_page_text(tmp_path: Path) -> None:
+    path = _pdf(
+        tmp_path / "paper.pdf",
+        ["Journal of Things, Vol. 3", "A Page Title", "Jane Doe, John Roe", "Keywords: x; y"],
+        title="Info Title",
+        author="Ankur Sinha; Padraig Gleeson",
+        keywords="neurons, models",
+        subject="doi:10.1000/xyz.1",
+    )
+    meta = extract_metadata(path)
+    assert meta["title"] == "Info Title"
+    assert meta["authors"] == ["Ankur Sinha", "Padraig Gleeson"]
+    assert meta["keywords"] == ["neurons", "models"]
+    assert meta["doi"] == "10.1000/xyz.1"
+    assert meta["url_doi"] == "https://doi.org/10.1000/xyz.1"
+    assert meta["_sources"]["title"] == "pdf_info"
+    assert meta["_metadata_complete"] is False  # no year, no journal
+
+
+def test_pdf_page_one_regex_fills_the_gaps(tmp_path: Path) -> None:
+    path = _pdf(
+        tmp_path / "scan.pdf",
+        [
+            "arXiv preprint 2101.00001",
+            "Spiking Networks In Practice",
+            "Jane Doe, John Roe",
+            "Keywords: spiking; plasticity",
+            "(c) 2019 The Authors",
+            "See https://example.org/data.",
+        ],
+    )
+    meta = extract_metadata(path)
+    assert meta["title"] == "Spiking Networks In Practice"
+    assert meta["authors"] == ["Jane Doe", "John Roe"]
+    assert meta["keywords"] == ["spiking", "plasticity"]
+    assert meta["year"] == 2019
+    assert meta["url"] == "https://example.org/data"
+    assert meta["_sources"]["title"] == "page_one"
+
+
+def test_title_equal_to_stem_is_replaced_by_first_real_heading(tmp_path: Path) -> None:
+    path = tmp_path / "my_paper.md"
+    path.write_text("# my_paper\n\n## Research Article\n\n## Dendrites Compute\n\nText.\n")
+    meta = extract_metadata(path)
+    assert meta["title"] == "Dendrites Compute"
+    assert meta["_sources"]["title"] == "heading"
+
+
+def test_docling_document_title_and_links(tmp_path: Path) -> None:
+    doc = DoclingDocument(name="x")
+    doc.add_text(label=DocItemLabel.PAGE_HEADER, text="Journal of Banners")
+    doc.add_title(text="The Docling Title")
+    doc.add_text(label=DocItemLabel.TEXT, text="code", hyperlink="https://github.com/org/repo")
+    doc.add_text(label=DocItemLabel.TEXT, text="doi", hyperlink="https://doi.org/10.5555/abc")
+    doc.add_text(label=DocItemLabel.TEXT, text="Keywords: alpha, beta")
+    path = tmp_path / "paper.docx"
+    path.write_bytes(b"not read when a document is given")
+    meta = extract_metadata(path, doc)
+    assert meta["title"] == "The Docling Title"
+    assert meta["url"] == "https://github.com/org/repo"
+    assert meta["doi"] == "10.5555/abc"
+    assert meta["keywords"] == ["alpha", "beta"]
+    assert meta["_sources"]["url"] == "docling"
+
+
+def test_html_is_read_without_tags(tmp_path: Path) -> None:
+    path = tmp_path / "page.html"
+    path.write_text(
+        "<html><head><style>p{}</style></head><body><h1>Web Page Title</h1>"
+        "<p>Authors: Ada Lovelace and Charles Babbage</p>"
+        "<p>Published 1843. https://example.com/notes</p></body></html>"
+    )
+    meta = extract_metadata(path)
+    assert meta["title"] == "Web Page Title"
+    assert meta["authors"] == ["Ada Lovelace", "Charles Babbage"]
+    assert meta["year"] == 1843
+    assert meta["url"] == "https://example.com/notes"
+
+
+def test_complete_metadata_flag(tmp_path: Path) -> None:
+    path = _pdf(
+        tmp_path / "full.pdf",
+        ["Full Paper", "Published 2020 in Some Journal"],
+        title="Full Paper",
+        author="A. Person",
+        subject="10.1/abc",
+    )
+    meta = extract_metadata(path)
+    assert meta["_metadata_complete"] is False
+    assert set(meta["_sources"]) <= set(meta)
+
+
+def test_unreadable_files_give_only_internal_keys(tmp_path: Path) -> None:
+    path = tmp_path / "broken.pdf"
+    path.write_bytes(b"%PDF-1.4 garbage")
+    meta = extract_metadata(path)
+    assert meta == {"_metadata_complete": False, "_sources": {}}
+    assert extract_metadata(tmp_path / "missing.txt") == {
+        "_metadata_complete": False,
+        "_sources": {},
+    }
+
+
+def test_many_urls_are_capped(tmp_path: Path) -> None:
+    path = tmp_path / "refs.txt"
+    path.write_text("Title Here\n" + "\n".join(f"https://site{i}.org/x" for i in range(30)))
+    meta = extract_metadata(path)
+    assert meta["url"] == "https://site0.org/x"
+    assert "url_9" in meta and "url_10" not in meta
+
+
+_SUFFIX = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789.-_/", min_size=1, max_size=20)
+
+
+@given(
+    prefix=st.integers(1000, 999999999),
+    suffix=_SUFFIX,
+    trail=st.sampled_from(["", ".", ",", ";", ")"]),
+)
+def test_find_doi_strips_trailing_punctuation(prefix: int, suffix: str, trail: str) -> None:
+    suffix = suffix.rstrip("./-_") or "a"
+    doi = f"10.{prefix}/{suffix}"
+    assert rx.find_doi(f"see doi:{doi}{trail} next") == doi
+    assert rx.strip_doi(f"https://doi.org/{doi}") == doi
+
+
+@given(
+    st.lists(
+        st.from_regex(r"[A-Za-z][a-z]{1,8}( [a-z]{2,8})?", fullmatch=True), min_size=1, max_size=6
+    )
+)
+def test_keyword_lines_split_back(words: list[str]) -> None:
+    words = [w for w in words if w.lower() != "and" and " and" not in w and "and " not in w]
+    if not words:
+        return
+    assert rx.find_keywords("Abstract\nKeywords: " + "; ".join(words) + "\nIntro") == words
+
+
+@given(st.text(max_size=300))
+def test_regexes_never_raise(text: str) -> None:
+    rx.find_doi(text)
+    rx.find_urls(text)
+    rx.find_keywords(text)
+    rx.find_authors(text)
+    rx.find_year(text)
+    rx.find_title_and_authors(text)
