@@ -40,7 +40,7 @@ def doi_server() -> Iterator[DoiServer]:
     state = DoiServer(base_url="")
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        def do_GET(self) -> None:
             state.requests.append(self.path)
             route = state.routes.get(self.path, Route(404, {"message": "not found"}))
             if route.delay:
@@ -55,7 +55,7 @@ def doi_server() -> Iterator[DoiServer]:
             except (BrokenPipeError, ConnectionResetError):
                 pass
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: Any) -> None:
             return
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

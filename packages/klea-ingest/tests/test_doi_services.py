@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 from ingest_store_support import DoiServer, crossref_body, doi_server, openalex_body, s2_body
-
 from klea_utils.stores import _doi_cache, _doi_services
 from klea_utils.stores._doi_services import DoiResolver, DoiService, default_services
 from klea_utils.stores.biblio import extract_metadata
@@ -53,7 +52,8 @@ def test_services_are_tried_in_rotation(server: DoiServer) -> None:
     record = DoiResolver().lookup(DOI)
     assert record is not None
     assert record["authors"] == ["Ankur Sinha"]
-    assert record["year"] == 2021 and record["journal"] == "J CR"
+    assert record["year"] == 2021
+    assert record["journal"] == "J CR"
     assert record["keywords"] == ["Neuroscience"]
 
 
@@ -62,7 +62,8 @@ def test_429_falls_back_to_the_next_service(server: DoiServer) -> None:
     cr, _, _ = default_services()
     server.route(_path(cr, DOI), 429, {"message": "slow down"})
     record = DoiResolver().lookup(DOI)
-    assert record is not None and record["title"] == "OA title"
+    assert record is not None
+    assert record["title"] == "OA title"
     assert record["_service"] == "openalex"
 
 
@@ -96,7 +97,8 @@ def test_slow_service_then_fast_fallback(server: DoiServer) -> None:
     server.route(_path(cr, DOI), 200, crossref_body("late", [], 2020, "x"), delay=2.0)
     resolver = DoiResolver(timeout=0.3)
     record = resolver.lookup(DOI)
-    assert record is not None and record["title"] == "OA title"
+    assert record is not None
+    assert record["title"] == "OA title"
     assert not resolver.offline
 
 
@@ -121,7 +123,8 @@ def test_bad_json_moves_on(server: DoiServer) -> None:
     cr, _, _ = default_services()
     server.routes[_path(cr, DOI)] = type(server.routes[_path(cr, DOI)])(200, None, 0.0)
     record = DoiResolver().lookup(DOI)
-    assert record is not None and record["title"] == "OA title"
+    assert record is not None
+    assert record["title"] == "OA title"
 
 
 def test_service_config_is_validated() -> None:
