@@ -1,0 +1,85 @@
+"""Reciprocal Rank Fusion of per-source retrieval results."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from langchain_core.documents import Document
+
+__all__ = ["RRF_K", "SOURCE_SCORES_KEY", "document_key", "rrf_merge"]
+
+RRF_K = 60
+"""Rank offset for Reciprocal Rank Fusion: rank ``r`` contributes ``1 / (RRF_K + r)``."""
+
+SOURCE_SCORES_KEY = "_source_scores"
+"""Metadata key holding each document's original per-source scores, set by ``rrf_merge``."""
+
+
+def document_key(doc: Document) -> str:
+    """Return the identity ``rrf_merge`` deduplicates and breaks ties by.
+
+    It is ``f"{file_name}\\x00{page_content}"`` (an absent ``file_name`` reads as ``""``),
+    so ordering keys as strings orders documents by file name, then by content: the
+    role ``record_id`` plays in ``sci_etl_core.search.reciprocal_rank_fusion``.
+    """
+    file_name = doc.metadata.get("file_name", "")
+    return f"{file_name if isinstance(file_name, str) else str(file_name)}\x00{doc.page_content}"
+
+
+def rrf_merge(
+    result_sets: Sequence[tuple[str, Sequence[tuple[Document, float]]]],
+    num_refs_max: int | None = None,
+) -> list[tuple[Document, float]]:
+    """Fuse per-source retrieval results with Reciprocal Rank Fusion.
+
+    A document's rank in a source list is its 1-based position among the list's
+    distinct documents (deduplicated by file+content, see :func:`document_key`), so a
+    repeated document counts once, at its first position. Its fused score is the
+    exactly rounded sum (``math.fsum``) over sources of ``1 / (RRF_K + rank)``, so the
+    result does not depend on the order of the sources. Results are best first; equal
+    fused scores are ordered by :func:`document_key` ascending. This is the ordering of
+    ``sci_etl_core.search.reciprocal_rank_fusion`` with ``record_id = document_key(doc)``.
+
+    Each returned document is a copy of its first occurrence whose metadata gains
+    :data:`SOURCE_SCORES_KEY`: ``{source_label: original score}`` (the best-ranked score
+    when a label repeats). Inputs are never mutated.
+
+    Args:
+        result_sets: ``(source_label, results)`` pairs, each ``results`` already ranked.
+        num_refs_max: Maximum number of documents to return, or ``None`` for all.
+
+    Returns:
+        ``(document, rrf_score)`` tuples, best first.
+
+    Raises:
+        ValueError: When ``num_refs_max`` is negative.
+    """
+    if num_refs_max is not None and num_refs_max < 0:
+        raise ValueError(f"num_refs_max must be None or >= 0, got {num_refs_max}")
+    contributions: dict[str, list[float]] = {}
+    first_doc: dict[str, Document] = {}
+    source_scores: dict[str, dict[str, float]] = {}
+    for label, results in result_sets:
+        seen: set[str] = set()
+        for doc, score in results:
+            key = document_key(doc)
+            if key in seen:
+                continue
+            seen.add(key)
+            contributions.setdefault(key, []).append(1.0 / (RRF_K + len(seen)))
+            first_doc.setdefault(key, doc)
+            source_scores.setdefault(key, {}).setdefault(label, score)
+    fused = sorted(((math.fsum(c), k) for k, c in contributions.items()), key=_order)
+    if num_refs_max is not None:
+        fused = fused[:num_refs_max]
+    merged: list[tuple[Document, float]] = []
+    for score, key in fused:
+        doc = first_doc[key]
+        metadata = {**doc.metadata, SOURCE_SCORES_KEY: dict(source_scores[key])}
+        merged.append((doc.model_copy(update={"metadata": metadata}), score))
+    return merged
+
+
+def _order(item: tuple[float, str]) -> tuple[float, str]:
+    return (-item[0], item[1])

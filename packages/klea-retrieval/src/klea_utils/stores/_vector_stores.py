@@ -1,0 +1,144 @@
+"""Opening and dropping LangChain vector stores named by ``scheme:location`` URIs."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from klea_utils.stores._extras import import_extra
+from langchain_core.embeddings import Embeddings
+
+__all__ = ["CHROMA_HNSW_SPACE", "VECTOR_SCHEMES", "drop_collection", "instantiate_vector_store"]
+
+CHROMA_HNSW_SPACE = "cosine"
+"""HNSW distance space of Chroma collections created by Klea (scores are cosine similarities)."""
+
+VECTOR_SCHEMES = ("chroma", "qdrant", "pgvector")
+"""The vector store URI schemes understood by :func:`instantiate_vector_store`."""
+
+
+def split_store_uri(path: str) -> tuple[str, str]:
+    """Split ``scheme:location``; raise ``ValueError`` naming the path when malformed."""
+    if not isinstance(path, str) or ":" not in path:
+        raise ValueError(
+            f"store path {path!r} has no scheme: expected 'scheme:location' with scheme "
+            f"one of {', '.join(VECTOR_SCHEMES)}"
+        )
+    scheme, location = path.split(":", 1)
+    if scheme not in VECTOR_SCHEMES:
+        raise ValueError(
+            f"store path {path!r} has unknown scheme {scheme!r}; expected one of "
+            f"{', '.join(VECTOR_SCHEMES)}"
+        )
+    if not location:
+        raise ValueError(f"store path {path!r} has an empty location")
+    return scheme, location
+
+
+def _chroma(location: str, name: str, embeddings: Embeddings, create: bool) -> Any:
+    folder = Path(location).expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(
+            f"Chroma store path {location!r} is a file; point it at the store folder "
+            "(Chroma keeps <folder>/chroma.sqlite3 and the file name is not configurable)"
+        )
+    if not (folder / "chroma.sqlite3").is_file() and not create:
+        raise FileNotFoundError(f"no Chroma store at {str(folder)!r} (missing chroma.sqlite3)")
+    chromadb = import_extra("chromadb", feature="The Chroma backend", extra="chroma")
+    langchain_chroma = import_extra(
+        "langchain_chroma", feature="The Chroma backend", extra="chroma"
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    settings = chromadb.config.Settings(anonymized_telemetry=False)
+    client = chromadb.PersistentClient(path=str(folder), settings=settings)
+    existing = {c if isinstance(c, str) else c.name for c in client.list_collections()}
+    if name not in existing and not create:
+        raise FileNotFoundError(f"Chroma store {str(folder)!r} has no collection {name!r}")
+    configuration = None if name in existing else {"hnsw": {"space": CHROMA_HNSW_SPACE}}
+    return langchain_chroma.Chroma(
+        collection_name=name,
+        embedding_function=embeddings,
+        client=client,
+        collection_configuration=configuration,
+    )
+
+
+def _qdrant(location: str, name: str, embeddings: Embeddings) -> Any:
+    import_extra("langchain_qdrant", feature="The Qdrant backend", extra="qdrant")
+    from klea_utils.stores import _qdrant
+
+    if location.startswith(("http://", "https://")):
+        client = _qdrant.QdrantClient(url=location)
+    else:
+        client = _qdrant.local_qdrant_client(location)
+    if not client.collection_exists(name):
+        dimension = len(embeddings.embed_query("dimension probe"))
+        _qdrant.ensure_qdrant_collection(client, name, dimension)
+    return _qdrant.KleaQdrantVectorStore(client=client, collection_name=name, embedding=embeddings)
+
+
+def sqlalchemy_url(location: str) -> str:
+    """Return a SQLAlchemy URL using psycopg 3 for a ``postgresql://`` location."""
+    for prefix in ("postgresql://", "postgres://"):
+        if location.startswith(prefix):
+            return "postgresql+psycopg://" + location[len(prefix) :]
+    return location
+
+
+def _pgvector(location: str, name: str, embeddings: Embeddings, logger: logging.Logger) -> Any:
+    lp = import_extra("langchain_postgres", feature="The PGVector backend", extra="pgvector")
+    return lp.PGVector(
+        embeddings=embeddings,
+        connection=sqlalchemy_url(location),
+        collection_name=name,
+        use_jsonb=True,
+        logger=logger,
+    )
+
+
+def instantiate_vector_store(
+    path: str, name: str, embeddings: Any, logger: logging.Logger, create: bool = False
+) -> Any:
+    """Instantiate a vector store based on the URI scheme in ``path``.
+
+    ``chroma:/folder`` opens a persistent Chroma store folder (a path to a file, even
+    ``chroma.sqlite3`` itself, is rejected); new collections get the
+    :data:`CHROMA_HNSW_SPACE` distance space, existing ones keep theirs.
+    ``qdrant:http://host:port`` connects to a Qdrant server and ``qdrant:/folder`` opens
+    local mode (one shared client per folder); ids are readable chunk ids mapped to
+    UUIDv5 point ids. ``pgvector:postgresql://...`` opens a PGVector collection. For
+    Qdrant and PGVector ``create`` is a no-op: a missing collection is created.
+
+    Raises:
+        ValueError: If the scheme is missing or unknown, or a Chroma path is a file.
+        FileNotFoundError: If ``create`` is False and a local Chroma store or collection
+            does not exist.
+    """
+    scheme, location = split_store_uri(path)
+    if not name:
+        raise ValueError(f"store {path!r}: collection name must be non-empty")
+    logger.debug("opening %s store %r collection %r", scheme, location, name)
+    if scheme == "chroma":
+        return _chroma(location, name, embeddings, create)
+    if scheme == "qdrant":
+        return _qdrant(location, name, embeddings)
+    return _pgvector(location, name, embeddings, logger)
+
+
+def drop_collection(store: Any, store_path: str, collection_name: str) -> None:
+    """Drop a vector store collection (portable across backends).
+
+    Chroma and PGVector use ``delete_collection`` on their LangChain wrapper; Qdrant's
+    wrapper has none, so its raw client drops the collection.
+
+    Raises:
+        ValueError: When the scheme is missing or unknown.
+    """
+    scheme, _ = split_store_uri(store_path)
+    if scheme == "qdrant":
+        client = store.client
+        if client.collection_exists(collection_name):
+            client.delete_collection(collection_name)
+        return
+    store.delete_collection()

@@ -1,0 +1,132 @@
+"""BM25 keyword retriever on rank_bm25, as a LangChain ``BaseRetriever``.
+
+File: klea_utils/stores/langchain_bm25.py
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+from klea_utils.stores.utils import normalize_text
+from langchain_core.callbacks import CallbackManagerForRetrieverRun
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict
+
+__all__ = ["BM25Retriever", "default_preprocessing_func"]
+
+_WORD = re.compile(r"\w+")
+
+
+def default_preprocessing_func(text: str) -> list[str]:
+    """Tokenize text for BM25: ``normalize_text``, case folding, runs of word characters.
+
+    Documents and queries go through the same function, so a ligature, soft hyphen or
+    full-width letter in either side still matches its plain form.
+
+    Example::
+
+        default_preprocessing_func("Ef\\ufb01cient  NEURONS, e.g.")
+        -> ["efficient", "neurons", "e", "g"]
+    """
+    return _WORD.findall(normalize_text(text).casefold())
+
+
+class BM25Retriever(BaseRetriever):
+    """BM25 retriever using rank_bm25 for keyword-based document scoring.
+
+    Attributes:
+        vectorizer: The underlying rank_bm25 index (``BM25Okapi``); ``None`` for an
+            empty corpus, which retrieves nothing.
+        docs: The indexed LangChain documents.
+        k: Default number of documents to return per query.
+        preprocess_func: Function used to tokenize documents and queries.
+    """
+
+    vectorizer: Any = None
+    docs: list[Document]
+    k: int = 4
+    preprocess_func: Callable[[str], list[str]] = default_preprocessing_func
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="ignore", protected_namespaces=())
+
+    @classmethod
+    def from_texts(
+        cls,
+        texts: Iterable[str],
+        metadatas: Iterable[dict[str, Any]] | None = None,
+        ids: Iterable[str] | None = None,
+        bm25_params: dict[str, Any] | None = None,
+        preprocess_func: Callable[[str], list[str]] = default_preprocessing_func,
+        **kwargs: Any,
+    ) -> BM25Retriever:
+        """Create a BM25Retriever from texts, with optional metadatas and ids.
+
+        Raises:
+            ValueError: When ``metadatas`` or ``ids`` do not match ``texts`` in length.
+        """
+        texts = list(texts)
+        metas = list(metadatas) if metadatas is not None else [{} for _ in texts]
+        id_list: list[str | None] = list(ids) if ids is not None else [None] * len(texts)
+        if len(metas) != len(texts):
+            raise ValueError(f"got {len(metas)} metadatas for {len(texts)} texts")
+        if len(id_list) != len(texts):
+            raise ValueError(f"got {len(id_list)} ids for {len(texts)} texts")
+        docs = [
+            Document(page_content=t, metadata=m, id=i)
+            for t, m, i in zip(texts, metas, id_list, strict=True)
+        ]
+        return cls._build(docs, bm25_params, preprocess_func, **kwargs)
+
+    @classmethod
+    def from_documents(
+        cls,
+        documents: Iterable[Document],
+        *,
+        bm25_params: dict[str, Any] | None = None,
+        preprocess_func: Callable[[str], list[str]] = default_preprocessing_func,
+        **kwargs: Any,
+    ) -> BM25Retriever:
+        """Create a BM25Retriever from documents (kept as given, ids included)."""
+        return cls._build(list(documents), bm25_params, preprocess_func, **kwargs)
+
+    @classmethod
+    def _build(
+        cls,
+        docs: list[Document],
+        bm25_params: dict[str, Any] | None,
+        preprocess_func: Callable[[str], list[str]],
+        **kwargs: Any,
+    ) -> BM25Retriever:
+        from rank_bm25 import BM25Okapi
+
+        vectorizer = None
+        if docs:
+            corpus = [preprocess_func(d.page_content) for d in docs]
+            vectorizer = BM25Okapi(corpus, **(bm25_params or {}))
+        return cls(vectorizer=vectorizer, docs=docs, preprocess_func=preprocess_func, **kwargs)
+
+    def scored_documents(self, query: str, k: int | None = None) -> list[tuple[Document, float]]:
+        """Return the top ``k`` (default :attr:`k`) documents with their BM25 scores.
+
+        Documents are ordered by score descending, equal scores by corpus position.
+        Documents sharing no term with the query (score 0) are not returned.
+        """
+        limit = self.k if k is None else k
+        if self.vectorizer is None or limit < 1:
+            return []
+        tokens = self.preprocess_func(query)
+        if not tokens:
+            return []
+        scores = np.asarray(self.vectorizer.get_scores(tokens), dtype=float)
+        candidates = np.flatnonzero(scores != 0.0)
+        order = candidates[np.argsort(-scores[candidates], kind="stable")][:limit]
+        return [(self.docs[int(i)], float(scores[i])) for i in order]
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        return [doc for doc, _ in self.scored_documents(query)]

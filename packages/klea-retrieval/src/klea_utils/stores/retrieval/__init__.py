@@ -1,0 +1,1 @@
+"""Domain-aware retriever managers: vector stores and BM25 keyword stores."""

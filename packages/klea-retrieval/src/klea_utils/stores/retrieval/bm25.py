@@ -1,0 +1,140 @@
+"""BM25 keyword retriever manager: rank_bm25 corpora and the ``fts5:`` SQLite backend."""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from klea_utils.stores.config import StoreInfo
+from klea_utils.stores.exceptions import StoreBackendError
+from klea_utils.stores.filters import filter_docs_by_metadata
+from klea_utils.stores.langchain_bm25 import BM25Retriever
+from klea_utils.stores.retrieval.base import BaseKleaRetriever
+from langchain_core.documents import Document
+
+__all__ = ["FTS5_SCHEME", "BM25RetrieverManager", "iter_corpus_documents", "read_corpus"]
+
+FTS5_SCHEME = "fts5:"
+"""Path prefix of BM25 stores served by SQLite FTS5 (``fts5:/path/index.sqlite``)."""
+
+_OVERFETCH = 4
+
+
+def iter_corpus_documents(path: str | Path) -> Iterator[Document]:
+    """Yield the documents of a pickled BM25 corpus, batch by batch until EOF.
+
+    The corpus is a sequence of pickled lists of ``Document`` (one per ingestion
+    batch); a bare pickled ``Document`` is accepted too. Only open corpora you trust:
+    unpickling runs code.
+
+    Raises:
+        FileNotFoundError: When the file does not exist.
+        StoreBackendError: When a batch is corrupt or holds something else than documents.
+    """
+    with Path(path).open("rb") as fh:
+        batch_no = 0
+        while True:
+            try:
+                batch = pickle.load(fh)
+            except EOFError:
+                return
+            except (pickle.UnpicklingError, AttributeError, ImportError, IndexError) as exc:
+                raise StoreBackendError(
+                    f"BM25 corpus {str(path)!r}: batch {batch_no} cannot be unpickled: {exc}"
+                ) from exc
+            items = [batch] if isinstance(batch, Document) else batch
+            if not isinstance(items, list | tuple) or not all(
+                isinstance(d, Document) for d in items
+            ):
+                raise StoreBackendError(
+                    f"BM25 corpus {str(path)!r}: batch {batch_no} is not a list of Documents"
+                )
+            yield from items
+            batch_no += 1
+
+
+def read_corpus(path: str | Path) -> list[Document]:
+    """Return every document of a pickled BM25 corpus (see :func:`iter_corpus_documents`)."""
+    return list(iter_corpus_documents(path))
+
+
+def filtered_top_k(
+    fetch: Any, k: int, metadata_filter: dict[str, Any] | None, available: int
+) -> list[tuple[Document, float]]:
+    """Return ``k`` hits passing ``metadata_filter``, over-fetching from ``fetch(n)``.
+
+    ``fetch(n)`` returns the best ``n`` hits; the fetch size grows (4k, 16k, ...) until
+    ``k`` hits pass or the ``available`` documents are exhausted.
+    """
+    if k < 1:
+        return []
+    if not metadata_filter:
+        return list(fetch(k))
+    n = k * _OVERFETCH
+    while True:
+        hits = list(fetch(n))
+        keep = {id(d) for d in filter_docs_by_metadata([d for d, _ in hits], metadata_filter)}
+        passing = [(d, s) for d, s in hits if id(d) in keep]
+        if len(passing) >= k or len(hits) < n or n >= available:
+            return passing[:k]
+        n *= _OVERFETCH
+
+
+class BM25RetrieverManager(BaseKleaRetriever):
+    """Manages domain-specific BM25 keyword stores.
+
+    Each BM25 store's ``path`` is either a pickled corpus of chunked documents written
+    by ingestion (pickled lists read until EOF), indexed in memory with
+    :class:`klea_utils.stores.langchain_bm25.BM25Retriever`, or ``fts5:/path.sqlite``,
+    an SQLite FTS5 index served by ``sci_etl_core.search.AsyncSqliteFts5Store`` (extra
+    ``klea-retrieval[fts5]``; see :mod:`klea_utils.stores.retrieval.fts5_index`) for
+    corpora beyond rank_bm25's comfort (its memory grows with the number of unique
+    terms per chunk, heavy around 50-100k chunks).
+
+    A store whose corpus file is missing is skipped with a warning, so a misconfigured
+    domain degrades instead of failing. Metadata filters are applied after scoring
+    with ``filter_docs_by_metadata``, over-fetching so a filtered query still returns
+    ``k`` documents when that many match.
+    """
+
+    source_label: str = "BM25"
+    """Human-readable name for this retriever type, used to label scores."""
+
+    def _stores_of(self, domain_name: str) -> Sequence[StoreInfo]:
+        return self.config.domains[domain_name].bm25_stores
+
+    def _instantiate_store(self, store: StoreInfo) -> Any | None:
+        if store.path.startswith(FTS5_SCHEME):
+            from klea_utils.stores.retrieval._fts5 import Fts5Bm25Index
+
+            location = store.path[len(FTS5_SCHEME) :]
+            if not Path(location).is_file():
+                self.logger.warning(
+                    "BM25 store %r: FTS5 index %r not found; skipping it", store.name, location
+                )
+                return None
+            return Fts5Bm25Index(location)
+        if not Path(store.path).is_file():
+            self.logger.warning(
+                "BM25 store %r: corpus %r not found; skipping it", store.name, store.path
+            )
+            return None
+        docs = read_corpus(store.path)
+        self.logger.info("BM25 store %r: indexed %d chunks", store.name, len(docs))
+        return BM25Retriever.from_documents(docs)
+
+    def _retrieve_from_store(
+        self,
+        store: StoreInfo,
+        query: str,
+        k: int,
+        metadata_filter: dict[str, Any] | None,
+    ) -> list[tuple[Document, float]]:
+        index = store.loaded_object
+        if isinstance(index, BM25Retriever):
+            return filtered_top_k(
+                lambda n: index.scored_documents(query, k=n), k, metadata_filter, len(index.docs)
+            )
+        return filtered_top_k(lambda n: index.search(query, n), k, metadata_filter, index.count())

@@ -1,0 +1,93 @@
+"""Vector store retriever manager (Chroma, Qdrant, PGVector)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from klea_utils.stores._vector_stores import split_store_uri
+from klea_utils.stores.config import RetrieverConfig, StoreInfo
+from klea_utils.stores.embedding_models import load_embeddings
+from klea_utils.stores.filters import translate_metadata_filter
+from klea_utils.stores.retrieval.base import BaseKleaRetriever
+from klea_utils.stores.utils import instantiate_vector_store
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+
+__all__ = ["VSRetriever"]
+
+
+def _cosine_similarity(scheme: str, raw: float) -> float:
+    """Map a backend's raw score to cosine similarity.
+
+    Chroma (cosine space) and PGVector (cosine strategy) return cosine distances;
+    Qdrant (cosine distance) returns the similarity itself.
+    """
+    return float(raw) if scheme == "qdrant" else 1.0 - float(raw)
+
+
+class VSRetriever(BaseKleaRetriever):
+    """Manages domain-specific vector stores.
+
+    Loads vector stores on demand per domain and provides similarity search across
+    the stores of a domain. Store paths use a URI-style scheme prefix:
+
+    - ``chroma:/path/to/dir``: ChromaDB (persistent, local disk)
+    - ``qdrant:http://host:port``: Qdrant server, or ``qdrant:/path`` local mode
+    - ``pgvector:postgresql://host/db``: PGVector (PostgreSQL)
+
+    The store's ``name`` is the collection name. Relevance scores are cosine
+    similarities in ``[-1, 1]`` on every backend. Metadata filters are translated with
+    ``klea_utils.stores.filters.translate_metadata_filter``; for Qdrant the field keys
+    are nested under LangChain's ``metadata`` payload key.
+    """
+
+    source_label: str = "vector store"
+    """Human-readable name for this retriever type, used to label scores."""
+
+    def __init__(
+        self,
+        config: RetrieverConfig,
+        logger: logging.Logger,
+        embedding_model: str,
+        default_k: int = 5,
+        k_max: int = 10,
+        k_inc: int = 1,
+    ) -> None:
+        super().__init__(config, logger, default_k=default_k, k_max=k_max, k_inc=k_inc)
+        self.embedding_model = embedding_model
+        self.embeddings: Embeddings | None = None
+        self._setup_lock = threading.Lock()
+
+    def setup(self) -> None:
+        """Initialise the embedding model (once; later calls are no-ops)."""
+        with self._setup_lock:
+            if self.embeddings is None:
+                self.embeddings = load_embeddings(self.embedding_model)
+
+    def _stores_of(self, domain_name: str) -> Sequence[StoreInfo]:
+        return self.config.domains[domain_name].vector_stores
+
+    def _instantiate_store(self, store: StoreInfo) -> Any:
+        self.setup()
+        return instantiate_vector_store(store.path, store.name, self.embeddings, self.logger)
+
+    def _retrieve_from_store(
+        self,
+        store: StoreInfo,
+        query: str,
+        k: int,
+        metadata_filter: dict[str, Any] | None,
+    ) -> list[tuple[Document, float]]:
+        scheme, _ = split_store_uri(store.path)
+        native: Any = None
+        if metadata_filter:
+            native = translate_metadata_filter(store.path, metadata_filter)
+            if scheme == "qdrant":
+                from klea_utils.stores._qdrant import prefix_qdrant_filter
+
+                native = prefix_qdrant_filter(native)
+        pairs = store.loaded_object.similarity_search_with_score(query, k=k, filter=native)
+        return [(doc, _cosine_similarity(scheme, raw)) for doc, raw in pairs]
