@@ -1,0 +1,157 @@
+"""Translations of a canonical metadata filter to each backend's native filter (internal).
+
+Each function takes a filter already in canonical form (see ``_filter_dsl``) and returns
+the backend's filter. The rewrites that keep a backend in step with the in-memory matcher
+(``_filter_match``) are described in ``docs/guides/filters.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from klea_utils.stores._extras import import_extra
+from klea_utils.stores._filter_dsl import NEGATED_OPERATORS, is_number, iter_leaves, split_leaf
+from klea_utils.stores.exceptions import MetadataFilterError
+
+
+def _leaf(field: str, op: str, operand: Any) -> dict[str, Any]:
+    return {field: {op: operand}}
+
+
+def _group(op: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
+    return parts[0] if len(parts) == 1 else {op: parts}
+
+
+def _numeric_ne(field: str, x: Any) -> dict[str, Any]:
+    # "greater or less" excludes documents without the field, unlike a native $ne.
+    return {"$or": [_leaf(field, "$gt", x), _leaf(field, "$lt", x)]}
+
+
+# --------------------------------------------------------------------------- Chroma
+
+
+def _chroma_leaf(field: str, op: str, operand: Any) -> dict[str, Any]:
+    if op == "$ne" and is_number(operand):
+        return _numeric_ne(field, operand)
+    if op == "$nin" and is_number(operand[0]):
+        return _group("$and", [_numeric_ne(field, x) for x in operand])
+    if op in ("$in", "$nin") and any(isinstance(x, float) for x in operand):
+        # Chroma wants every element of one type; numbers compare numerically anyway.
+        return _leaf(field, op, [float(x) for x in operand])
+    return _leaf(field, op, list(operand) if isinstance(operand, list) else operand)
+
+
+def chroma(f: dict[str, Any]) -> dict[str, Any]:
+    """Translate a canonical filter to a Chroma ``where`` dict."""
+    ((key, value),) = f.items()
+    if key in ("$and", "$or"):
+        return {key: [chroma(sub) for sub in value]}
+    return _chroma_leaf(*split_leaf(f))
+
+
+def chroma_is_exact(f: dict[str, Any]) -> bool:
+    """Chroma's native ``$ne``/``$nin`` also match documents lacking the field."""
+    return not any(
+        op in NEGATED_OPERATORS and not is_number(operand if op == "$ne" else operand[0])
+        for _, op, operand in iter_leaves(f)
+    )
+
+
+# --------------------------------------------------------------------------- PGVector
+
+
+def like_pattern(operand: Any) -> str:
+    """Return the ``$like`` pattern approximating ``$contains operand`` on PostgreSQL.
+
+    The operand is written as it appears inside the JSON text of the stored value (JSON
+    string escapes, no quotes), then LIKE's own metacharacters are escaped.
+    """
+    text = json.dumps(operand, ensure_ascii=False)
+    if isinstance(operand, str):
+        text = text[1:-1]
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _pg_leaf(field: str, op: str, operand: Any) -> dict[str, Any]:
+    if not field.isidentifier():
+        raise MetadataFilterError(
+            f"metadata filter clause {field!r}: PGVector field names must be identifiers "
+            "(letters, digits and underscores, not starting with a digit)"
+        )
+    if op == "$contains":
+        return _leaf(field, "$like", like_pattern(operand))
+    if op in ("$in", "$nin") and is_number(operand[0]):
+        # langchain-postgres compares $in/$nin as text ("2.0" != "2"); compare numerically.
+        each = "$eq" if op == "$in" else "$ne"
+        return _group("$or" if op == "$in" else "$and", [_leaf(field, each, x) for x in operand])
+    return _leaf(field, op, list(operand) if isinstance(operand, list) else operand)
+
+
+def pgvector(f: dict[str, Any]) -> dict[str, Any]:
+    """Translate a canonical filter to a langchain-postgres filter dict."""
+    ((key, value),) = f.items()
+    if key in ("$and", "$or"):
+        return {key: [pgvector(sub) for sub in value]}
+    return _pg_leaf(*split_leaf(f))
+
+
+def pgvector_is_exact(f: dict[str, Any]) -> bool:
+    """``$contains`` is approximated by a substring match on PostgreSQL."""
+    return not any(op == "$contains" for _, op, _ in iter_leaves(f))
+
+
+# --------------------------------------------------------------------------- Qdrant
+
+
+def _qdrant_models() -> Any:
+    return import_extra("qdrant_client.models", feature="Qdrant metadata filters", extra="qdrant")
+
+
+def _qdrant_condition(m: Any, key: str, op: str, operand: Any) -> Any:
+    def cond(**kwargs: Any) -> Any:
+        return m.FieldCondition(key=key, **kwargs)
+
+    def equal(x: Any) -> Any:
+        if isinstance(x, float):  # MatchValue takes no floats: equality as a closed range
+            return cond(range=m.Range(gte=x, lte=x))
+        return cond(match=m.MatchValue(value=x))
+
+    def differs(x: Any) -> Any:
+        if isinstance(x, bool):
+            return cond(match=m.MatchValue(value=not x))
+        if isinstance(x, float):
+            return m.Filter(should=[cond(range=m.Range(gt=x)), cond(range=m.Range(lt=x))])
+        return cond(match=m.MatchExcept(**{"except": [x]}))
+
+    if op in ("$eq", "$contains"):
+        return equal(operand)
+    if op == "$ne":
+        return differs(operand)
+    if op in ("$gt", "$gte", "$lt", "$lte"):
+        return cond(range=m.Range(**{op[1:]: operand}))
+    has_float = any(isinstance(x, float) for x in operand)
+    if op == "$in":
+        if has_float:
+            return m.Filter(should=[equal(x) for x in operand])
+        return cond(match=m.MatchAny(any=list(operand)))
+    if has_float:  # $nin
+        return m.Filter(must=[differs(x) for x in operand])
+    return cond(match=m.MatchExcept(**{"except": list(operand)}))
+
+
+def qdrant(f: dict[str, Any], key_prefix: str = "") -> Any:
+    """Translate a canonical filter to a ``qdrant_client.models.Filter``."""
+    m = _qdrant_models()
+
+    def build(sub: dict[str, Any]) -> Any:
+        ((key, value),) = sub.items()
+        if key == "$and":
+            return m.Filter(must=[build(s) for s in value])
+        if key == "$or":
+            return m.Filter(should=[build(s) for s in value])
+        field, op, operand = split_leaf(sub)
+        return m.Filter(must=[_qdrant_condition(m, key_prefix + field, op, operand)])
+
+    return build(f)
