@@ -1,0 +1,88 @@
+"""Serving an ``fts5:`` BM25 store to the synchronous, multi-threaded retriever manager."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+from klea_utils.stores._extras import import_extra
+from klea_utils.stores.retrieval.fts5_index import open_fts5_store
+from klea_utils.stores.utils import normalize_text
+from langchain_core.documents import Document
+
+__all__ = ["Fts5Bm25Index", "fts5_query"]
+
+T = TypeVar("T")
+# Runs of letters and digits: FTS5's unicode61 tokenizer splits on "_" too.
+_TOKEN = re.compile(r"[^\W_]+")
+
+
+def fts5_query(text: str) -> Any | None:
+    """Build the ranked query of free text: an OR of its distinct words over the body.
+
+    Words are taken as ``BM25Retriever``'s default preprocessing does (normalized,
+    case-folded); ``None`` when the text has no word.
+    """
+    query = import_extra(
+        "sci_etl_core.search.query", feature="The fts5: BM25 backend", extra="fts5"
+    )
+    words = list(dict.fromkeys(_TOKEN.findall(normalize_text(text).casefold())))
+    if not words:
+        return None
+    terms = [query.Term(w, fields=("body",)) for w in words]
+    return terms[0] if len(terms) == 1 else query.Or(tuple(terms))
+
+
+class Fts5Bm25Index:
+    """A read handle on an ``fts5:`` index, safe to share between threads.
+
+    The async store lives on a private event loop in a daemon thread; every call is
+    submitted to it, so callers need no event loop of their own.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name=f"fts5:{self.path.name}", daemon=True
+        )
+        self._thread.start()
+        self._store = open_fts5_store(self.path)
+
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def count(self) -> int:
+        """Number of chunks in the index."""
+        return int(self._run(self._store.count()))
+
+    def search(self, text: str, limit: int) -> list[tuple[Document, float]]:
+        """Return the best ``limit`` chunks for free ``text``, with their BM25 scores."""
+        node = fts5_query(text)
+        if node is None or limit < 1:
+            return []
+        return self._run(self._search(node, limit))
+
+    async def _search(self, node: Any, limit: int) -> list[tuple[Document, float]]:
+        hits = await self._store.search(node, limit=limit)
+        stored = await self._store.get_documents([h.record_id for h in hits])
+        out: list[tuple[Document, float]] = []
+        for hit in hits:
+            doc = stored.get(hit.record_id)
+            if doc is not None:
+                document = Document(id=hit.record_id, page_content=doc.body, metadata=doc.metadata)
+                out.append((document, float(hit.score)))
+        return out
+
+    def close(self) -> None:
+        """Close the store and stop the private loop (idempotent)."""
+        if self._loop.is_closed():
+            return
+        self._run(self._store.aclose())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()

@@ -1,0 +1,119 @@
+"""The ``fts5:`` BM25 index layout, and the writer helpers ingestion calls.
+
+A BM25 store whose path is ``fts5:/path/index.sqlite`` is an SQLite FTS5 index kept by
+``sci_etl_core.search.AsyncSqliteFts5Store`` (extra ``klea-retrieval[fts5]``). Each
+chunk is one ``SearchDocument``:
+
+- ``record_id``: the chunk's readable id ``<file_name>:<chunk_index>`` (the same id
+  the vector stores use, so deleting a file's chunks works on both);
+- ``body``: the chunk text (``page_content``), normalized with ``normalize_text``;
+- ``title``: the chunk's ``title`` metadata (stored for display, weight 0 in ranking:
+  ranking reads the body only, as rank_bm25 does);
+- ``abstract``: empty;
+- ``metadata``: the chunk metadata (JSON); filters are applied after ranking with
+  ``filter_docs_by_metadata``, and the keys in :data:`FTS5_FACET_KEYS` are tagged so
+  other consumers (search UIs) can facet on them.
+
+Writing and reading need no running event loop from the caller: the helpers here run
+their own (use :func:`awrite_fts5_chunks`/:func:`adelete_fts5_ids` inside async code).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from klea_utils.stores._extras import import_extra
+from klea_utils.stores.utils import normalize_text
+from langchain_core.documents import Document
+
+__all__ = [
+    "FTS5_FACET_KEYS",
+    "adelete_fts5_ids",
+    "awrite_fts5_chunks",
+    "delete_fts5_ids",
+    "open_fts5_store",
+    "write_fts5_chunks",
+]
+
+FTS5_FACET_KEYS = ("authors", "file_name", "journal", "keywords", "year")
+"""Metadata keys tagged in an ``fts5:`` index for facets and native filters."""
+
+
+def open_fts5_store(path: str | Path) -> Any:
+    """Open (lazily creating) the ``AsyncSqliteFts5Store`` at ``path`` with Klea's layout.
+
+    Raises:
+        MissingExtraError: (``ImportError``) naming ``klea-retrieval[fts5]``.
+    """
+    search = import_extra("sci_etl_core.search", feature="The fts5: BM25 backend", extra="fts5")
+    store_mod = import_extra(
+        "sci_etl_core.search.store_sqlite_fts5", feature="The fts5: BM25 backend", extra="fts5"
+    )
+    weights = search.BM25Weights(title=0.0, abstract=0.0, body=1.0)
+    return store_mod.AsyncSqliteFts5Store(Path(path), facet_keys=FTS5_FACET_KEYS, weights=weights)
+
+
+def _search_document(record_id: str, doc: Document) -> Any:
+    search = import_extra("sci_etl_core.search", feature="The fts5: BM25 backend", extra="fts5")
+    if not isinstance(record_id, str) or not record_id:
+        raise ValueError(f"chunk id must be a non-empty string, got {record_id!r}")
+    title = doc.metadata.get("title")
+    return search.SearchDocument(
+        record_id=record_id,
+        title=title if isinstance(title, str) else "",
+        body=normalize_text(doc.page_content),
+        metadata=dict(doc.metadata),
+    )
+
+
+async def awrite_fts5_chunks(
+    path: str | Path, docs_with_ids: Iterable[tuple[str, Document]], *, batch_size: int = 500
+) -> int:
+    """Index ``(chunk_id, document)`` pairs into the FTS5 index at ``path``.
+
+    A chunk id already present is replaced. Returns the number of chunks written.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    store = open_fts5_store(path)
+    written = 0
+    batch: list[Any] = []
+    try:
+        for record_id, doc in docs_with_ids:
+            batch.append(_search_document(record_id, doc))
+            if len(batch) >= batch_size:
+                await store.index(batch)
+                written += len(batch)
+                batch = []
+        if batch:
+            await store.index(batch)
+            written += len(batch)
+    finally:
+        await store.aclose()
+    return written
+
+
+async def adelete_fts5_ids(path: str | Path, ids: Iterable[str]) -> None:
+    """Delete the chunks of ``ids`` from the FTS5 index at ``path`` (unknown ids ignored)."""
+    store = open_fts5_store(path)
+    try:
+        for record_id in ids:
+            await store.delete_record(record_id)
+    finally:
+        await store.aclose()
+
+
+def write_fts5_chunks(
+    path: str | Path, docs_with_ids: Iterable[tuple[str, Document]], *, batch_size: int = 500
+) -> int:
+    """Synchronous :func:`awrite_fts5_chunks` (do not call from a running event loop)."""
+    return asyncio.run(awrite_fts5_chunks(path, docs_with_ids, batch_size=batch_size))
+
+
+def delete_fts5_ids(path: str | Path, ids: Iterable[str]) -> None:
+    """Synchronous :func:`adelete_fts5_ids` (do not call from a running event loop)."""
+    asyncio.run(adelete_fts5_ids(path, list(ids)))

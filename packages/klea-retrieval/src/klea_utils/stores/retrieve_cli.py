@@ -1,0 +1,143 @@
+"""``klea-retrieve``: run every configured store for a query, fuse, re-rank and print.
+
+Usage::
+
+    klea-retrieve --stores stores.json [--domain D] [--filter JSON] [--k N]
+                  [--rerank MODEL] [--embedding-model SPEC] [--max-chars N] [--json] QUERY
+
+For each selected domain (every domain by default) the vector stores and the BM25 stores
+are queried with ``k`` each, fused with ``rrf_merge``, optionally re-ranked by a
+cross-encoder, re-ranked by recency, truncated to ``--max-chars`` and printed as the
+serialized reference material (or as JSON).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
+from klea_utils.stores.exceptions import KleaStoresError
+from langchain_core.documents import Document
+
+__all__ = ["build_parser", "main", "run"]
+
+DEFAULT_MAX_CHARS = 20_000
+"""Default character budget of the printed reference material."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+def _filter(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"--filter is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("--filter must be a JSON object")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the ``klea-retrieve`` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="klea-retrieve", description="Query the configured stores and print references."
+    )
+    parser.add_argument("--stores", required=True, help="stores configuration JSON file")
+    parser.add_argument("--domain", action="append", help="domain to search (repeatable)")
+    parser.add_argument("--filter", type=_filter, help='metadata filter, e.g. {"year": 2021}')
+    parser.add_argument("--k", type=_positive_int, default=5, help="results per store")
+    parser.add_argument("--rerank", metavar="MODEL", help="cross-encoder model to re-rank with")
+    parser.add_argument(
+        "--embedding-model", default=DEFAULT_EMBEDDING_MODEL, help="provider:model spec"
+    )
+    parser.add_argument("--max-chars", type=_positive_int, default=DEFAULT_MAX_CHARS)
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument("query", help="the query text")
+    return parser
+
+
+def _as_json(material: dict[str, list[tuple[Document, float]]]) -> str:
+    out = {
+        domain: [
+            {
+                "id": doc.id,
+                "score": score,
+                "page_content": doc.page_content,
+                "metadata": doc.metadata,
+            }
+            for doc, score in docs
+        ]
+        for domain, docs in material.items()
+    }
+    return json.dumps(out, indent=2, ensure_ascii=False, default=str)
+
+
+def run(args: argparse.Namespace, logger: logging.Logger) -> str:
+    """Run the retrieval pipeline for parsed ``args`` and return the text to print."""
+    from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager
+    from klea_utils.stores.retrieval.vs import VSRetriever
+    from klea_utils.stores.utils import (
+        cross_encoder_rerank,
+        load_cross_encoder,
+        load_retriever_config,
+        rerank_by_recency,
+        rrf_merge,
+        serialize_reference_material,
+        truncate_reference_material,
+    )
+
+    config = load_retriever_config(args.stores)
+    domains = args.domain or list(config.domains)
+    k = args.k
+    kw = {"default_k": k, "k_max": k}
+    bm25 = BM25RetrieverManager(config, logger, **kw)
+    needs_vs = any(config.domains[d].vector_stores for d in domains if d in config.domains)
+    managers: list[Any] = [bm25]
+    if needs_vs:
+        managers.insert(0, VSRetriever(config, logger, args.embedding_model, **kw))
+    model = load_cross_encoder(args.rerank) if args.rerank else None
+    material: dict[str, list[tuple[Document, float]]] = {}
+    for domain in domains:
+        k_values = {domain: {}}  # every store uses its default k (= --k unless configured)
+        sets = [
+            (m.source_label, m.retrieve(domain, args.query, args.filter, k_values))
+            for m in managers
+        ]
+        merged = rrf_merge(sets)
+        if model is not None:
+            merged = cross_encoder_rerank(args.query, merged, model=model)
+        material[domain] = rerank_by_recency(merged)
+    material = truncate_reference_material(material, args.max_chars)
+    return _as_json(material) if args.json else serialize_reference_material(material)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console entry point; returns the exit status (2 for bad input)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
+    logger = logging.getLogger("klea-retrieve")
+    try:
+        text = run(args, logger)
+    except (FileNotFoundError, ValueError, KleaStoresError, ImportError) as exc:
+        print(f"klea-retrieve: error: {exc}", file=sys.stderr)
+        return 2
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
