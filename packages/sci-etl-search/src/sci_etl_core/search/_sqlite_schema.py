@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "OWN_TABLES", "migrate"]
+__all__ = ["MIGRATIONS", "OWN_TABLES", "SCHEMA_VERSION", "migrate"]
 
 _V1 = (
     """

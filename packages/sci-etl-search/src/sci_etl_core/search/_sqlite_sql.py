@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sci_etl_core.search.compile_fts5 import to_filter_expression
-from sci_etl_core.search.filters import MetadataFilter, RangeFilter, SearchFilter
+from sci_etl_core.search.filters import MetadataFilter, SearchFilter
 from sci_etl_core.search.query import Node
 
 __all__ = [

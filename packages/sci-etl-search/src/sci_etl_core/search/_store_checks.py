@@ -23,7 +23,9 @@ def check_range_request(
     validate_facet_keys((item.key for item in ranges), facet_keys)
 
 
-def check_facet_request(keys: Sequence[str], filters: Sequence[SearchFilter], facet_keys: Collection[str]) -> None:
+def check_facet_request(
+    keys: Sequence[str], filters: Sequence[SearchFilter], facet_keys: Collection[str]
+) -> None:
     """Validate a :meth:`AsyncTextSearchStore.facet_counts` request before any I/O."""
     if isinstance(keys, str):
         raise TypeError(f"facet keys must be a sequence of strings, not the single string {keys!r}")
@@ -33,4 +35,6 @@ def check_facet_request(keys: Sequence[str], filters: Sequence[SearchFilter], fa
 
 def sort_facet_counts(counts: dict[str, int]) -> tuple[tuple[str, int], ...]:
     """Order facet counts by count descending, then value ascending, dropping zeros."""
-    return tuple(sorted(((v, c) for v, c in counts.items() if c > 0), key=lambda item: (-item[1], item[0])))
+    return tuple(
+        sorted(((v, c) for v, c in counts.items() if c > 0), key=lambda item: (-item[1], item[0]))
+    )

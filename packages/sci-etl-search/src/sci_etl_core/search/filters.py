@@ -33,10 +33,10 @@ __all__ = [
 ]
 
 SNIPPET_OPEN = "\x02"
-"""Marks where a highlighted span starts in a raw snippet; :func:`sanitize_text` keeps it out of stored text."""
+"""Marks where a highlighted span starts in a raw snippet; :func:`sanitize_text` keeps it out of stored text."""  # noqa: E501
 
 SNIPPET_CLOSE = "\x03"
-"""Marks where a highlighted span ends in a raw snippet; :func:`sanitize_text` keeps it out of stored text."""
+"""Marks where a highlighted span ends in a raw snippet; :func:`sanitize_text` keeps it out of stored text."""  # noqa: E501
 
 SNIPPET_ELLIPSIS = "…"
 """Stands for the text a snippet leaves out before or after it."""
@@ -83,7 +83,9 @@ class MetadataFilter:
                 f"not a single {type(raw).__name__}; wrap it as ({raw!r},)"
             )
         if not isinstance(raw, Iterable):
-            raise TypeError(f"MetadataFilter.values for key {self.key!r} must be a collection of strings")
+            raise TypeError(
+                f"MetadataFilter.values for key {self.key!r} must be a collection of strings"
+            )
         values = frozenset(raw)
         for value in values:
             if not isinstance(value, str):
@@ -100,7 +102,9 @@ class MetadataFilter:
 
 @dataclass(frozen=True)
 class RangeFilter:
-    """Keep the records with a tag under ``key`` between ``low`` and ``high``, or with ``negated``, drop them.
+    """Keep the records with a tag under ``key`` between ``low`` and ``high``, or drop them.
+
+    With ``negated``, the records in range are dropped instead.
 
     Both bounds are inclusive, and a bound left as ``None`` is open, so
     ``RangeFilter("year", low="2020")`` keeps 2020 and later. A record passes
@@ -151,7 +155,10 @@ class RangeFilter:
                     f"got {type(self.low).__name__} and {type(self.high).__name__}"
                 )
             if not tag_in_range(_as_tag(self.low), self.low, self.high):
-                raise ValueError(f"RangeFilter for key {self.key!r}: low {self.low!r} is above high {self.high!r}")
+                raise ValueError(
+                    f"RangeFilter for key {self.key!r}: "
+                    f"low {self.low!r} is above high {self.high!r}"
+                )
         if not isinstance(self.negated, bool):
             raise TypeError("RangeFilter.negated must be a bool")
 
@@ -165,7 +172,9 @@ SearchFilter = MetadataFilter | RangeFilter
 
 
 def tag_in_range(value: str, low: int | str | None, high: int | str | None) -> bool:
-    """Report whether the tag ``value`` lies between ``low`` and ``high``, as :class:`RangeFilter` defines it.
+    """Report whether the tag ``value`` lies between ``low`` and ``high``.
+
+    In range means as :class:`RangeFilter` defines it.
 
     The bounds are those of a valid :class:`RangeFilter`. The SQLite store
     registers this function with its connection, so both stores compare tags
@@ -183,7 +192,9 @@ def tag_in_range(value: str, low: int | str | None, high: int | str | None) -> b
     return not (high is not None and value[: len(high)] > high)
 
 
-def validate_filters(filters: Iterable[SearchFilter], allowed_keys: Collection[str] | None = None) -> None:
+def validate_filters(
+    filters: Iterable[SearchFilter], allowed_keys: Collection[str] | None = None
+) -> None:
     """Raise unless ``filters`` holds at most one filter per key, each on an allowed key.
 
     Several values of one key belong in a single filter's ``values``, whatever
@@ -198,7 +209,10 @@ def validate_filters(filters: Iterable[SearchFilter], allowed_keys: Collection[s
     seen: set[str] = set()
     for position, item in enumerate(filters):
         if not isinstance(item, MetadataFilter | RangeFilter):
-            raise TypeError(f"filter #{position} is a {type(item).__name__}, not a MetadataFilter or RangeFilter")
+            raise TypeError(
+                f"filter #{position} is a {type(item).__name__}, "
+                "not a MetadataFilter or RangeFilter"
+            )
         if item.key in seen:
             raise ValueError(
                 f"filter #{position}: a second filter on key {item.key!r}; "
@@ -220,7 +234,10 @@ def validate_facet_keys(keys: Iterable[str], allowed_keys: Collection[str]) -> N
     """
     for key in keys:
         if key not in allowed_keys:
-            raise ValueError(f"facet key {key!r} is not a facet key of this store (facet keys: {sorted(allowed_keys)})")
+            raise ValueError(
+                f"facet key {key!r} is not a facet key of this store "
+                f"(facet keys: {sorted(allowed_keys)})"
+            )
 
 
 def _tag_values(raw: object) -> list[str]:
@@ -296,7 +313,10 @@ def encode_metadata(metadata: Mapping[str, Any]) -> str:
     except (TypeError, ValueError):
         # Non-string keys that JSON refuses, or a circular structure.
         text = json.dumps(
-            {str(key): _json_default(value) if not _plain(value) else value for key, value in metadata.items()},
+            {
+                str(key): _json_default(value) if not _plain(value) else value
+                for key, value in metadata.items()
+            },
             ensure_ascii=False,
             default=str,
         )
@@ -346,4 +366,3 @@ def split_markers(raw: str) -> tuple[str, tuple[tuple[int, int], ...]]:
     if start is not None and length > start:
         spans.append((start, length))
     return "".join(out), tuple(spans)
-

@@ -47,25 +47,31 @@ class SearchDocument:
 
     def __post_init__(self) -> None:
         if not isinstance(self.record_id, str):
-            raise TypeError(f"SearchDocument.record_id must be a string, not {type(self.record_id).__name__}")
+            raise TypeError(
+                f"SearchDocument.record_id must be a string, not {type(self.record_id).__name__}"
+            )
         if not self.record_id:
             raise ValueError("SearchDocument.record_id must not be empty")
         for name in _FIELDS:
             value = getattr(self, name)
             if not isinstance(value, str):
                 raise TypeError(
-                    f"SearchDocument {self.record_id!r}: field {name!r} must be a string, not {type(value).__name__}"
+                    f"SearchDocument {self.record_id!r}: field {name!r} must be a string, "
+                    f"not {type(value).__name__}"
                 )
         if not isinstance(self.metadata, dict):
             raise TypeError(
-                f"SearchDocument {self.record_id!r}: metadata must be a dict, not {type(self.metadata).__name__}"
+                f"SearchDocument {self.record_id!r}: metadata must be a dict, "
+                f"not {type(self.metadata).__name__}"
             )
 
 
 def _check_highlights(owner: str, text: str, highlights: tuple[tuple[int, int], ...]) -> None:
     for start, end in highlights:
         if not 0 <= start < end <= len(text):
-            raise ValueError(f"{owner}: highlight ({start}, {end}) is not a non-empty range of its text")
+            raise ValueError(
+                f"{owner}: highlight ({start}, {end}) is not a non-empty range of its text"
+            )
 
 
 @dataclass(frozen=True)
@@ -143,7 +149,9 @@ class BM25Weights:
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise ValueError(f"BM25Weights.{name} must be a number, not {type(value).__name__}")
             if not math.isfinite(value) or value < 0:
-                raise ValueError(f"BM25Weights.{name} must be finite and not negative, not {value!r}")
+                raise ValueError(
+                    f"BM25Weights.{name} must be finite and not negative, not {value!r}"
+                )
 
     def as_tuple(self) -> tuple[float, float, float]:
         """Return the weights in :data:`~sci_etl_core.search.query.FIELDS` order."""
@@ -297,4 +305,3 @@ class AsyncTextSearchStore(ABC):
     @abstractmethod
     async def aclose(self) -> None:
         """Release what the store holds open; a later call may open it again."""
-

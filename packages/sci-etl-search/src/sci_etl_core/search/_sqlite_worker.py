@@ -1,0 +1,149 @@
+"""One SQLite connection, used by one worker thread at a time, behind an async face (internal).
+
+Every operation is a function of the connection submitted to a single-thread executor,
+so statements never interleave. An awaiting task that is cancelled stops waiting, but a
+statement already running finishes in the worker, so the connection is never left
+mid-statement; an operation not yet started is dropped. Every :class:`sqlite3.Error`,
+and every other fault opening the file, surfaces as :class:`SearchStoreError` naming
+the file and the action.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TypeVar
+
+from sci_etl_core.exceptions import SearchStoreError
+from sci_etl_core.search._sqlite_schema import SchemaError, migrate
+
+__all__ = ["SqliteWorker"]
+
+T = TypeVar("T")
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+class SqliteWorker:
+    """Owns the connection of one store file and runs operations on it, one at a time."""
+
+    def __init__(
+        self, path: str | Path, on_open: Callable[[sqlite3.Connection, int], None]
+    ) -> None:
+        self.path = str(path)
+        self._on_open = on_open
+        self._executor: ThreadPoolExecutor | None = None
+        self._connection: sqlite3.Connection | None = None
+
+    def label(self) -> str:
+        """Return the file name as error messages show it."""
+        return self.path
+
+    async def run(self, action: str, operation: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``operation`` on the connection in the worker thread, opening it first if needed."""
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-fts5")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._call, action, operation)
+
+    async def close(self) -> None:
+        """Close the connection after every operation already submitted; a later run reopens it."""
+        executor = self._executor
+        if executor is None:
+            return
+        self._executor = None
+        loop = asyncio.get_running_loop()
+        try:
+            await asyncio.shield(loop.run_in_executor(executor, self._close_connection))
+        finally:
+            executor.shutdown(wait=False)
+
+    def _close_connection(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            try:
+                connection.close()
+            except sqlite3.Error as exc:
+                raise SearchStoreError(f"{self.path}: cannot close the text index: {exc}") from exc
+
+    def _call(self, action: str, operation: Callable[[sqlite3.Connection], T]) -> T:
+        connection = self._connection
+        if connection is None:
+            connection = self._open()
+        try:
+            return operation(connection)
+        except sqlite3.Error as exc:
+            if connection.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    connection.execute("ROLLBACK")
+            raise SearchStoreError(f"{self.path}: cannot {action}: {_describe(exc)}") from exc
+
+    def _open(self) -> sqlite3.Connection:
+        self._check_file()
+        try:
+            connection = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=30.0
+            )
+        except sqlite3.Error as exc:
+            raise SearchStoreError(
+                f"{self.path}: cannot open the text index: {_describe(exc)}"
+            ) from exc
+        try:
+            connection.execute("PRAGMA journal_mode = WAL").fetchone()
+            connection.execute("PRAGMA synchronous = NORMAL")
+            found = migrate(connection)
+            self._on_open(connection, found)
+        except SchemaError as exc:
+            connection.close()
+            raise SearchStoreError(f"{self.path}: cannot open the text index: {exc}") from exc
+        except sqlite3.Error as exc:
+            connection.close()
+            raise SearchStoreError(
+                f"{self.path}: cannot open the text index: {_describe(exc)}"
+            ) from exc
+        except BaseException:
+            connection.close()
+            raise
+        self._connection = connection
+        return connection
+
+    def _check_file(self) -> None:
+        if self.path == ":memory:" or self.path.startswith("file:"):
+            return
+        file = Path(self.path)
+        if file.is_dir():
+            raise SearchStoreError(f"{self.path}: cannot open the text index: it is a directory")
+        if not file.exists():
+            if not file.parent.is_dir():
+                raise SearchStoreError(
+                    f"{self.path}: cannot create the text index: "
+                    f"directory {str(file.parent)!r} does not exist"
+                )
+            return
+        try:
+            with file.open("rb") as handle:
+                header = handle.read(len(_SQLITE_HEADER))
+        except OSError as exc:
+            raise SearchStoreError(f"{self.path}: cannot open the text index: {exc}") from exc
+        if not header:
+            raise SearchStoreError(
+                f"{self.path}: cannot open the text index: the file is empty, not a database; "
+                "delete it or pass a path that does not exist yet"
+            )
+        if header != _SQLITE_HEADER:
+            raise SearchStoreError(
+                f"{self.path}: cannot open the text index: the file is not an SQLite database"
+            )
+
+
+def _describe(exc: sqlite3.Error) -> str:
+    text = str(exc) or type(exc).__name__
+    if "readonly" in text or "read-only" in text:
+        return f"{text} (the file or its directory is read-only)"
+    if "unable to open" in text:
+        return f"{text} (check that the directory exists and is writable)"
+    return text
