@@ -235,7 +235,7 @@ def _normalize_once(node: Node) -> Node:
         for operand in node.operands:
             child = _normalize_once(operand)
             if type(child) is kind:
-                flat.extend(child.operands)  # type: ignore[union-attr]
+                flat.extend(child.operands)
             else:
                 flat.append(child)
         if kind is And:
