@@ -1,0 +1,44 @@
+"""The Typer application: every command of ``sci-etl-search`` registered in one place."""
+
+from __future__ import annotations
+
+import typer
+
+from sci_etl_core.cli._cmd_backfill import backfill_command
+from sci_etl_core.cli._cmd_graph import graph_command
+from sci_etl_core.cli._cmd_index import index_command
+from sci_etl_core.cli._cmd_maintain import maintain_app
+from sci_etl_core.cli._cmd_search import facets_command, search_command
+
+__all__ = ["build_app"]
+
+HELP = """Index scholarly records and search them by Boolean query, by meaning, or both.
+
+Results go to standard output and everything else (progress, warnings, errors) to
+standard error. Exit status: 0 on success, 1 when the work failed (unreadable input,
+a broken store, a model that cannot load), 2 when the command line is wrong (a bad
+option value or a malformed query).
+
+Store paths can also come from the environment: SCI_ETL_SEARCH_DB for --db,
+SCI_ETL_SEARCH_VECTORS for --vectors, SCI_ETL_SEARCH_MODEL for --model.
+"""
+
+
+def build_app() -> typer.Typer:
+    """Return the ``sci-etl-search`` application with every command registered."""
+    app = typer.Typer(
+        name="sci-etl-search",
+        help=HELP,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    app.command("index")(index_command)
+    app.command("search")(search_command)
+    app.command("facets")(facets_command)
+    app.command("graph")(graph_command)
+    app.command("backfill")(backfill_command)
+    app.add_typer(maintain_app, name="maintain")
+    return app

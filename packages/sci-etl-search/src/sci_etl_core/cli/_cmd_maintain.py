@@ -1,0 +1,114 @@
+"""The ``maintain`` commands: optimize, rebuild the index or the tags, check integrity."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from sci_etl_core.cli._common import DbOption, existing_index
+from sci_etl_core.cli._runtime import EXIT_FAILURE, err, out, print_json, run_async
+from sci_etl_core.cli._stores import open_text_store
+
+__all__ = ["maintain_app"]
+
+maintain_app = typer.Typer(
+    name="maintain",
+    help="Keep the text index fast and consistent: optimize, rebuild-index, rebuild-tags, check.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+@maintain_app.command("optimize")
+def optimize_command(db: DbOption) -> None:
+    """Merge the FTS5 index's segments, which speeds up later queries. Reads no text."""
+    tagged = existing_index(db)
+
+    async def work() -> None:
+        async with open_text_store(db, tagged) as store:
+            await store.optimize()
+
+    run_async(work)
+    out.print(f"optimized {db}", markup=False, highlight=False)
+
+
+@maintain_app.command("rebuild-index")
+def rebuild_index_command(db: DbOption) -> None:
+    """Re-tokenize every stored document into a fresh FTS5 index.
+
+    Repairs an index that check reports inconsistent, from the text already stored.
+    """
+    tagged = existing_index(db)
+
+    async def work() -> None:
+        async with open_text_store(db, tagged) as store:
+            await store.rebuild_index()
+
+    run_async(work)
+    out.print(f"rebuilt the full-text index of {db}", markup=False, highlight=False)
+
+
+@maintain_app.command("rebuild-tags")
+def rebuild_tags_command(
+    db: DbOption,
+    facet_key: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--facet-key",
+            help=(
+                "A metadata key to tag for filters and facets; repeat for several. The "
+                "index is tagged by exactly these keys afterwards; none removes every tag. "
+                "Default: the keys it is tagged by now."
+            ),
+        ),
+    ] = None,
+) -> None:
+    """Re-derive every document's tags from its stored metadata, for the given keys."""
+    tagged = existing_index(db)
+    keys = tuple(sorted(set(facet_key))) if facet_key is not None else tagged
+
+    async def work() -> None:
+        async with open_text_store(db, keys) as store:
+            await store.rebuild_tags()
+
+    run_async(work)
+    listed = ", ".join(keys) if keys else "no keys"
+    out.print(f"tagged every document of {db} by {listed}", markup=False, highlight=False)
+
+
+@maintain_app.command("check")
+def check_command(
+    db: DbOption,
+    json_output: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="Print {ok, documents, facet_keys} as JSON, whatever the result."
+        ),
+    ] = False,
+) -> None:
+    """Check that the FTS5 index agrees with the stored documents; exit 1 when it does not."""
+    tagged = existing_index(db)
+
+    async def work() -> tuple[bool, int]:
+        async with open_text_store(db, tagged) as store:
+            return await store.integrity_check(), await store.count()
+
+    ok, documents = run_async(work)
+    if json_output:
+        print_json({"ok": ok, "documents": documents, "facet_keys": list(tagged)})
+    elif ok:
+        out.print(
+            f"ok: {db} holds {documents} documents, tagged by "
+            f"{', '.join(tagged) if tagged else 'no keys'}",
+            markup=False,
+            highlight=False,
+        )
+    if not ok:
+        err.print(
+            f"{db}: the full-text index disagrees with the stored documents; "
+            f"repair it with: sci-etl-search maintain rebuild-index --db {db}",
+            markup=False,
+            highlight=False,
+        )
+        raise typer.Exit(EXIT_FAILURE)

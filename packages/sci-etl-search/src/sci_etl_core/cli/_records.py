@@ -1,0 +1,177 @@
+"""Read the records the ``index`` command stores: a JSONL file or a folder of text files.
+
+Every record is read and checked before anything is written, so a bad line stops the
+command without a half-written index. Errors name the file, the line and the field.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ID_FIELDS", "TEXT_FIELDS", "TEXT_SUFFIXES", "InputRecord", "read_records"]
+
+ID_FIELDS = ("record_id", "id", "_id")
+"""The fields a JSONL record's id is read from, the first one present winning."""
+
+TEXT_FIELDS = ("text", "body")
+"""The fields a JSONL record's full text is read from, the first one present winning."""
+
+TEXT_SUFFIXES = (".txt", ".md")
+"""The file suffixes read from a folder, case-insensitively."""
+
+
+@dataclass(frozen=True)
+class InputRecord:
+    """One record to index: an id, a title, an abstract, a full text and metadata.
+
+    It satisfies :class:`~sci_etl_core.ingest_protocol.IngestRecord`, so it can be handed
+    to any :class:`~sci_etl_core.ingest_protocol.MemoryIngestor`.
+
+    Raises:
+        TypeError: A field has the wrong type.
+        ValueError: ``record_id`` is blank.
+    """
+
+    record_id: str
+    title: str = ""
+    abstract: str = ""
+    text: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("record_id", "title", "abstract", "text"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"InputRecord.{name} must be a string")
+        if not self.record_id.strip():
+            raise ValueError("InputRecord.record_id must not be blank")
+        if not isinstance(self.metadata, dict):
+            raise TypeError("InputRecord.metadata must be a dict")
+
+    @property
+    def is_blank(self) -> bool:
+        """Whether the title, abstract and text are all empty or whitespace."""
+        return not (self.title.strip() or self.abstract.strip() or self.text.strip())
+
+
+def _text_field(where: str, line: dict[str, Any], name: str) -> str:
+    value = line.get(name)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValueError(f"{where}: field {name!r} must be a string, got {type(value).__name__}")
+    return value
+
+
+def _record_id(where: str, line: dict[str, Any]) -> str:
+    for name in ID_FIELDS:
+        if name not in line:
+            continue
+        value = line[name]
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+        if not isinstance(value, str):
+            raise ValueError(
+                f"{where}: field {name!r} must be a string or an integer, "
+                f"got {type(value).__name__}"
+            )
+        if not value.strip():
+            raise ValueError(f"{where}: field {name!r} is blank")
+        return value
+    raise ValueError(f"{where}: no record id; give one of the fields {', '.join(ID_FIELDS)}")
+
+
+def _jsonl_record(where: str, raw: str) -> InputRecord:
+    try:
+        line = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{where}: not valid JSON ({error.msg} at column {error.colno})") from None
+    if not isinstance(line, dict):
+        raise ValueError(f"{where}: expected a JSON object, got {type(line).__name__}")
+    text_name = next((name for name in TEXT_FIELDS if name in line), TEXT_FIELDS[0])
+    metadata = line.get("metadata")
+    if metadata is None:
+        metadata = {}
+    if not isinstance(metadata, dict):
+        raise ValueError(f"{where}: field 'metadata' must be a JSON object")
+    return InputRecord(
+        record_id=_record_id(where, line),
+        title=_text_field(where, line, "title"),
+        abstract=_text_field(where, line, "abstract"),
+        text=_text_field(where, line, text_name),
+        metadata=metadata,
+    )
+
+
+def _read_jsonl(path: Path) -> Iterator[tuple[str, InputRecord]]:
+    try:
+        content = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    for number, raw in enumerate(content.splitlines(), start=1):
+        if raw.strip():
+            where = f"{path}:{number}"
+            yield where, _jsonl_record(where, raw)
+
+
+def _title_of(text: str) -> str:
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped:
+            return stripped.lstrip("#").strip()
+    return ""
+
+
+def _read_folder(folder: Path) -> Iterator[tuple[str, InputRecord]]:
+    files = sorted(
+        path
+        for path in folder.rglob("*")
+        if path.is_file() and path.suffix.lower() in TEXT_SUFFIXES
+    )
+    for path in files:
+        relative = path.relative_to(folder).as_posix()
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as error:
+            raise ValueError(
+                f"{path}: not UTF-8 text ({error.reason} at byte {error.start})"
+            ) from None
+        record = InputRecord(
+            record_id=relative.rsplit(".", 1)[0],
+            title=_title_of(text),
+            text=text,
+            metadata={"path": relative},
+        )
+        yield str(path), record
+
+
+def read_records(path: Path) -> list[InputRecord]:
+    """Read every record of ``path``, a JSONL file or a folder of ``.txt``/``.md`` files.
+
+    A JSONL line is an object with an id (``record_id``, ``id`` or ``_id``; a string or
+    an integer), and optionally ``title``, ``abstract``, ``text`` or ``body``, and
+    ``metadata`` (an object). Blank lines are skipped. A folder is read recursively in
+    path order; each file becomes a record whose id is its path relative to the folder
+    without the suffix, whose title is its first non-blank line (Markdown ``#`` marks
+    removed), whose text is the whole file, and whose metadata is ``{"path": ...}``.
+
+    Raises:
+        ValueError: A line or file is malformed, or two records share an id; the
+            message names the file, the line and the field.
+        OSError: The path cannot be read.
+    """
+    source = _read_folder(path) if path.is_dir() else _read_jsonl(path)
+    records: list[InputRecord] = []
+    first_seen: dict[str, str] = {}
+    for where, record in source:
+        if record.record_id in first_seen:
+            raise ValueError(
+                f"{where}: record id {record.record_id!r} repeats the record at "
+                f"{first_seen[record.record_id]}"
+            )
+        first_seen[record.record_id] = where
+        records.append(record)
+    return records
