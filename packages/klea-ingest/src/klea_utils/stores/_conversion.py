@@ -1,0 +1,215 @@
+"""Docling conversion: converter construction, PDF pipeline choice, offline fallbacks.
+
+PDFs go through Docling's standard pipeline (layout, tables, OCR) when its layout model
+is available, either under an ``artifacts_path`` or in the Hugging Face cache. When it is
+not (an offline host without the models), the model-free ``NativePdfPipeline`` is used
+with one warning: it reads the text layer only, without layout analysis, tables or OCR,
+and :mod:`klea_utils.stores._pdf_structure` recovers headings and paragraphs from font
+sizes. A PDF that needs OCR is then read by :mod:`klea_utils.stores._ocr` (tesseract).
+Every other format uses Docling's own model-free backends.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from klea_utils.stores.ingest_exceptions import ConversionError
+
+__all__ = [
+    "DEVICES",
+    "LAYOUT_REPO_ID",
+    "TABLE_REPO_ID",
+    "Converter",
+    "layout_models_available",
+    "validate_device",
+]
+
+DEVICES = ("auto", "cpu", "cuda", "mps")
+"""Accepted ``device`` values (``cuda:N`` selects one GPU)."""
+
+LAYOUT_REPO_ID = "docling-project/docling-layout-heron"
+"""Hugging Face repository of Docling's default layout model."""
+
+TABLE_REPO_ID = "docling-project/docling-models"
+"""Hugging Face repository of Docling's TableFormer model."""
+
+NATIVE_PIPELINE_WARNING = (
+    "Docling's PDF layout models are not available (no artifacts path given and nothing in "
+    "the Hugging Face cache), so PDFs are converted with the model-free NativePdfPipeline: "
+    "the text layer is read without layout analysis, reading-order correction or table "
+    "structure, headings are inferred from font sizes, and scanned pages are OCRed with "
+    "tesseract instead of Docling's OCR. To get the full pipeline run "
+    "`docling-tools models download` on a machine with internet access and pass its "
+    "output folder as artifacts_path (or copy the Hugging Face cache)."
+)
+
+_native_warned = False
+
+
+def validate_device(device: str) -> str:
+    """Return ``device`` if it is ``auto``, ``cpu``, ``cuda``, ``cuda:N`` or ``mps``.
+
+    Raises:
+        ValueError: Naming the bad value and the accepted ones.
+    """
+    base, _, index = device.partition(":")
+    if base not in DEVICES or (index and (base != "cuda" or not index.isdigit())):
+        raise ValueError(f"device must be one of {', '.join(DEVICES)} or cuda:N, got {device!r}")
+    return device
+
+
+def _repo_available(repo_id: str, artifacts_path: Path | None) -> bool:
+    if artifacts_path is not None:
+        return (Path(artifacts_path) / repo_id.replace("/", "--")).is_dir()
+    try:
+        from huggingface_hub import snapshot_download
+
+        snapshot_download(repo_id, local_files_only=True)
+    except Exception:  # not cached (LocalEntryNotFoundError) or hub unusable
+        return False
+    return True
+
+
+def layout_models_available(artifacts_path: Path | None = None) -> bool:
+    """Return whether Docling's layout model can be loaded without a download."""
+    return _repo_available(LAYOUT_REPO_ID, artifacts_path)
+
+
+def _warn_native_once(logger: logging.Logger) -> None:
+    global _native_warned
+    if not _native_warned:
+        _native_warned = True
+        logger.warning(NATIVE_PIPELINE_WARNING)
+
+
+@dataclass(frozen=True)
+class _PdfCheck:
+    pages: int
+
+
+def _check_pdf(path: Path) -> _PdfCheck:
+    """Open ``path`` with pypdfium2, raising a named error for junk, truncated, empty PDFs."""
+    import pypdfium2 as pdfium
+
+    with path.open("rb") as handle:
+        head = handle.read(1024)
+    if b"%PDF-" not in head:
+        raise ConversionError(
+            path, "not a PDF file (no %PDF- header); the file is junk or mislabelled"
+        )
+    try:
+        pdf = pdfium.PdfDocument(str(path))
+    except Exception as exc:
+        raise ConversionError(
+            path, f"the PDF is damaged or truncated and cannot be opened ({exc})"
+        ) from exc
+    try:
+        pages = len(pdf)
+    finally:
+        pdf.close()
+    if pages == 0:
+        raise ConversionError(path, "the PDF has zero pages")
+    return _PdfCheck(pages=pages)
+
+
+class Converter:
+    """Converts one source file at a time into a ``DoclingDocument``.
+
+    Args:
+        do_ocr: OCR scanned PDFs (Docling's OCR, else tesseract).
+        device: ``auto``, ``cpu``, ``cuda``, ``cuda:N`` or ``mps`` for Docling's models.
+        artifacts_path: Folder with Docling's models (``docling-tools models download``).
+        logger: Receives the one-time fallback warning.
+    """
+
+    def __init__(
+        self,
+        *,
+        do_ocr: bool,
+        device: str = "auto",
+        artifacts_path: Path | None = None,
+        logger: logging.Logger | None = None,
+    ) -> None:
+        self.do_ocr = do_ocr
+        self.device = validate_device(device)
+        self.artifacts_path = Path(artifacts_path) if artifacts_path is not None else None
+        self.logger = logger or logging.getLogger(__name__)
+        self.standard_pdf = layout_models_available(self.artifacts_path)
+        self._converter: Any = None
+
+    def _build(self) -> Any:
+        from docling.datamodel.base_models import InputFormat
+        from docling.document_converter import (
+            DocumentConverter,
+            NativePdfFormatOption,
+            PdfFormatOption,
+        )
+
+        if self.standard_pdf:
+            option: Any = PdfFormatOption(pipeline_options=self._standard_options())
+        else:
+            from docling.datamodel.pipeline_options import NativePdfPipelineOptions
+
+            option = NativePdfFormatOption(
+                pipeline_options=NativePdfPipelineOptions(parser_threads=1)
+            )
+        return DocumentConverter(format_options={InputFormat.PDF: option})
+
+    def _standard_options(self) -> Any:
+        from docling.datamodel.accelerator_options import AcceleratorOptions
+        from docling.datamodel.pipeline_options import PdfPipelineOptions, TesseractCliOcrOptions
+        from klea_utils.stores._ocr import tesseract_available
+
+        options = PdfPipelineOptions(
+            artifacts_path=self.artifacts_path,
+            do_ocr=self.do_ocr,
+            do_table_structure=_repo_available(TABLE_REPO_ID, self.artifacts_path),
+            accelerator_options=AcceleratorOptions(device=self.device),
+        )
+        if self.do_ocr and tesseract_available():
+            options.ocr_options = TesseractCliOcrOptions()
+        return options
+
+    @property
+    def converter(self) -> Any:
+        """The lazily built Docling ``DocumentConverter``."""
+        if self._converter is None:
+            if not self.standard_pdf:
+                _warn_native_once(self.logger)
+            self._converter = self._build()
+        return self._converter
+
+    def convert(self, path: Path) -> Any:
+        """Convert ``path``; return its ``DoclingDocument``.
+
+        Raises:
+            ConversionError: Naming the file and why it failed (junk, truncated or
+                zero-page PDF, Docling failure, OCR unavailable).
+        """
+        path = Path(path)
+        if path.suffix.lower() == ".pdf":
+            _check_pdf(path)
+            if not self.standard_pdf and self.do_ocr:
+                from klea_utils.stores.precheck import classify_pdf
+
+                if classify_pdf(path).needs_ocr:
+                    from klea_utils.stores._ocr import ocr_pdf
+
+                    return ocr_pdf(path)
+        try:
+            result = self.converter.convert(path, raises_on_error=False)
+        except Exception as exc:
+            raise ConversionError(path, f"Docling failed: {type(exc).__name__}: {exc}") from exc
+        status = getattr(result.status, "value", str(result.status))
+        if status not in ("success", "partial_success"):
+            messages = "; ".join(e.error_message for e in result.errors) or "no details"
+            raise ConversionError(path, f"Docling conversion {status}: {messages}")
+        document = result.document
+        if path.suffix.lower() == ".pdf" and not self.standard_pdf:
+            from klea_utils.stores._pdf_structure import restructure_native_pdf
+
+            document = restructure_native_pdf(document)
+        return document

@@ -1,0 +1,107 @@
+"""Convert, chunk, extract metadata for and cache one source file.
+
+Shared by the spawned conversion workers and the in-process path of ``chunk_all``.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from klea_utils.stores._chunking import Chunker
+from klea_utils.stores._conversion import Converter
+from klea_utils.stores.chunk_cache import CachedFile, ChunkCache, heading_chains
+from klea_utils.stores.ingest_exceptions import ConversionError
+
+__all__ = ["FileOutcome", "FileProcessor", "extract_biblio"]
+
+
+def extract_biblio(
+    path: Path, document: Any, cache_dir: Path, logger: logging.Logger
+) -> dict[str, Any]:
+    """Return ``klea_utils.stores.biblio.extract_metadata`` for the file, ``{}`` if unavailable."""
+    try:
+        from klea_utils.stores.biblio import extract_metadata
+    except ImportError:
+        return {}
+    try:
+        return dict(extract_metadata(path, document, cache_dir=cache_dir))
+    except Exception as exc:  # metadata is a pre-fill; a failure must not lose the chunks
+        logger.warning("Bibliographic extraction failed for %s: %s", path, exc)
+        return {}
+
+
+class FileOutcome:
+    """What processing one file produced: its cache entry, or why it failed."""
+
+    __slots__ = ("cached", "error")
+
+    def __init__(self, cached: CachedFile | None = None, error: str | None = None) -> None:
+        self.cached = cached
+        self.error = error
+
+
+class FileProcessor:
+    """Builds the Docling converter and chunker lazily, then processes files one by one.
+
+    Args:
+        source_path: The source folder (the cache lives inside it).
+        max_tokens, merge_peers, tokenizer_model: Chunking options.
+        do_ocr, device, artifacts_path: Conversion options.
+        logger: Logger for warnings and per-file errors.
+    """
+
+    def __init__(
+        self,
+        *,
+        source_path: Path,
+        max_tokens: int,
+        merge_peers: bool,
+        tokenizer_model: str,
+        do_ocr: bool,
+        device: str,
+        artifacts_path: Path | None,
+        logger: logging.Logger,
+    ) -> None:
+        self.cache = ChunkCache(source_path)
+        self.logger = logger
+        self._converter = Converter(
+            do_ocr=do_ocr, device=device, artifacts_path=artifacts_path, logger=logger
+        )
+        self._chunker_options = {
+            "max_tokens": max_tokens,
+            "merge_peers": merge_peers,
+            "tokenizer_model": tokenizer_model,
+        }
+        self._chunker: Chunker | None = None
+
+    @property
+    def chunker(self) -> Chunker:
+        """The lazily built chunker (loads the tokenizer on first use)."""
+        if self._chunker is None:
+            self._chunker = Chunker(logger=self.logger, **self._chunker_options)  # type: ignore[arg-type]
+        return self._chunker
+
+    def process(self, path: Path, file_hash: str) -> FileOutcome:
+        """Convert, chunk and cache ``path``; never raises for a bad document."""
+        path = Path(path)
+        try:
+            document = self._converter.convert(path)
+            docs = self.chunker.chunk(document, file_name=path.name, file_hash=file_hash)
+        except ConversionError as exc:
+            return FileOutcome(error=str(exc))
+        except Exception as exc:  # a Docling bug on one file must not stop the batch
+            return FileOutcome(error=f"{path}: {type(exc).__name__}: {exc}")
+        metadata = extract_biblio(path, document, self.cache.cache_dir, self.logger)
+        del document
+        cached = CachedFile(
+            file_path=path.resolve(),
+            file_hash=file_hash,
+            docs=docs,
+            metadata=metadata,
+            headings=heading_chains(docs),
+        )
+        if docs:  # a zero-chunk file is not cached, so a later run (e.g. with OCR) retries it
+            self.cache.store(cached)
+        return FileOutcome(cached=cached)

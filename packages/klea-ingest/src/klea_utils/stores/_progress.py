@@ -1,0 +1,85 @@
+"""Conversion progress: a rich progress bar (files done / total, current file) and a summary."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from types import TracebackType
+from typing import Any
+
+__all__ = ["ConversionProgress", "format_summary"]
+
+
+def format_summary(results: list[Any]) -> str:
+    """Summarise ``ChunkItemResult`` objects: counts of ok, zero chunks, failed with reasons."""
+    ok = [r for r in results if r.status == "ok"]
+    zero = [r for r in results if r.status == "zero_chunks"]
+    failed = [r for r in results if r.status == "failed"]
+    lines = [f"Conversion: {len(ok)} ok, {len(zero)} with zero chunks, {len(failed)} failed"]
+    lines += [f"  zero chunks: {r.file_name} (scanned PDF without OCR?)" for r in zero]
+    lines += [f"  failed: {r.file_name}: {r.error}" for r in failed]
+    return "\n".join(lines)
+
+
+class ConversionProgress:
+    """Progress of one conversion run, shown as a bar on a terminal and logged otherwise.
+
+    Args:
+        total: Number of files to convert.
+        logger: Receives a progress line about every 10% when stderr is not a terminal.
+    """
+
+    def __init__(self, total: int, logger: logging.Logger) -> None:
+        self.total = total
+        self.logger = logger
+        self.completed = 0
+        self._progress: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> ConversionProgress:
+        if sys.stderr.isatty() and self.total:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
+            self._progress = Progress(
+                TextColumn("Converting"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                TextColumn("{task.fields[current]}"),
+                transient=False,
+            )
+            self._progress.start()
+            self._task = self._progress.add_task("convert", total=self.total, current="")
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+    def current(self, file_name: str) -> None:
+        """Show ``file_name`` as the file being converted."""
+        if self._progress is not None:
+            self._progress.update(self._task, current=file_name)
+
+    def done(self, result: Any) -> None:
+        """Count one finished file (``ok``, ``zero_chunks`` or ``failed``)."""
+        self.completed += 1
+        if result.status == "failed":
+            self.logger.error("Failed: %s", result.error)
+        if self._progress is not None:
+            self._progress.update(self._task, advance=1, current=result.file_name)
+        else:
+            step = max(1, self.total // 10)
+            if self.completed % step == 0 or self.completed == self.total:
+                self.logger.info("Converted %d/%d files", self.completed, self.total)

@@ -1,0 +1,113 @@
+"""Enumerate the source files an ingestion run will convert.
+
+The canonical implementation behind ``klea_utils.stores.utils.find_source_files``.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = ["CHROMA_DB_FILE_NAME", "find_source_files", "supported_extensions"]
+
+CACHE_DIR_NAME = ".klea-cache"
+"""Mirror of ``klea_utils.stores.utils.CACHE_DIR_NAME`` (kept equal by a test)."""
+
+CHROMA_DB_FILE_NAME = "chroma.sqlite3"
+"""A folder holding this file is a Chroma store, never a source of documents."""
+
+
+@lru_cache(maxsize=1)
+def supported_extensions() -> frozenset[str]:
+    """Return every file extension (lower case, no dot) Docling can convert.
+
+    Taken from Docling's ``FormatToExtensions``; multi-part extensions such as
+    ``tar.gz`` are kept whole.
+    """
+    from docling.datamodel.base_models import FormatToExtensions
+
+    return frozenset(ext.lower() for exts in FormatToExtensions.values() for ext in exts)
+
+
+def _matches(path: Path, extensions: frozenset[str]) -> bool:
+    name = path.name.lower()
+    suffixes = name.split(".")[1:]
+    # Try the longest compound suffix first ("tar.gz" before "gz").
+    return any(".".join(suffixes[i:]) in extensions for i in range(len(suffixes)))
+
+
+def _store_dirs(source_dir: Path, store_dir: Path | None) -> list[Path]:
+    dirs = [db.parent.resolve() for db in source_dir.rglob(CHROMA_DB_FILE_NAME)]
+    if store_dir is not None:
+        dirs.append(Path(store_dir).resolve())
+    return dirs
+
+
+def _excluded(path: Path, source_dir: Path, excluded_dirs: list[Path]) -> bool:
+    rel_parts = path.relative_to(source_dir).parts
+    if CACHE_DIR_NAME in rel_parts[:-1]:
+        return True
+    resolved = path.resolve()
+    return any(resolved.is_relative_to(d) for d in excluded_dirs)
+
+
+def find_source_files(
+    source_dir: Path,
+    *,
+    metadata_map_path: Path | None = None,
+    store_dir: Path | None = None,
+    logger: logging.Logger | None = None,
+) -> list[Path]:
+    """Walk ``source_dir`` and return files whose extensions are in Docling's FormatToExtensions.
+
+    This is the canonical "what will the store ingest" enumeration: the ingestion
+    pipeline and map-lint both use it. Files with unsupported extensions are logged as a
+    warning (when a logger is given) and skipped.
+
+    Generated artifacts are excluded: the cache directory (``.klea-cache``), the metadata
+    map passed via ``metadata_map_path`` (when it lives inside ``source_dir``), and the
+    vector store directory: either the configured ``store_dir`` when it lies under
+    ``source_dir``, or any directory inside ``source_dir`` that contains a
+    ``chroma.sqlite3``.
+
+    Args:
+        source_dir: Directory to walk recursively.
+        metadata_map_path: The metadata-map file to exclude from ingestion.
+        store_dir: Configured vector store directory that may live inside the source
+            directory; ``None`` for remote backends with no local folder.
+        logger: Optional logger for the unsupported-extension warning.
+
+    Returns:
+        Sorted list of files with supported extensions.
+
+    Raises:
+        NotADirectoryError: When ``source_dir`` is not an existing directory.
+    """
+    source_dir = Path(source_dir)
+    if not source_dir.is_dir():
+        raise NotADirectoryError(f"source directory {source_dir} does not exist or is not a folder")
+    extensions = supported_extensions()
+    excluded_dirs = _store_dirs(source_dir, store_dir)
+    map_file = Path(metadata_map_path).resolve() if metadata_map_path is not None else None
+    found: list[Path] = []
+    skipped: list[Path] = []
+    for path in source_dir.rglob("*"):
+        if not path.is_file() or _excluded(path, source_dir, excluded_dirs):
+            continue
+        if map_file is not None and path.resolve() == map_file:
+            continue
+        if _matches(path, extensions):
+            found.append(path)
+        elif not path.name.startswith("."):
+            skipped.append(path)
+    if logger is not None and skipped:
+        names = ", ".join(str(p.relative_to(source_dir)) for p in sorted(skipped)[:10])
+        more = f" (and {len(skipped) - 10} more)" if len(skipped) > 10 else ""
+        logger.warning(
+            "Skipping %d file(s) with extensions Docling cannot convert: %s%s",
+            len(skipped),
+            names,
+            more,
+        )
+    return sorted(found)

@@ -1,0 +1,255 @@
+"""The on-disk chunk cache under ``<source>/.klea-cache/chunks/``.
+
+One entry per source file, a pickle named ``<content sha256>-<path key>.pkl`` where the
+path key is a short hash of the file's path relative to the source folder. An entry holds
+the file's chunks (LangChain ``Document`` objects), its bibliographic ``metadata`` (the
+metadata map's ``DEFAULT`` pre-fill) and its heading chains. A file whose bytes change gets
+a new entry; the stale one is pruned at the end of the next ``chunk_all``.
+
+Entries are written atomically (temporary file, fsync, rename), so a process killed
+mid-write leaves either no entry or a complete one. An entry that cannot be read back is
+moved aside as ``*.corrupt`` and treated as missing, so the file is converted again.
+
+The store side reads the cache one file at a time with :func:`iter_cached_files`::
+
+    for cached in iter_cached_files(source_dir):
+        store(cached.file_hash, cached.docs, cached.file_path)
+
+Layout::
+
+    <source>/.klea-cache/
+        chunks/<sha256>-<pathkey>.pkl      one entry per source file
+        chunks/<...>.pkl.corrupt           quarantined entries (safe to delete)
+        metadata-map.template.json         written by ``chunk``
+        doi-cache.json, *.manifest.json    owned by the biblio and store steps
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import pickle
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from klea_utils.stores._source_files import CACHE_DIR_NAME, find_source_files
+from klea_utils.stores.ingest_exceptions import ChunkCacheError
+from langchain_core.documents import Document
+
+__all__ = [
+    "CACHE_FORMAT_VERSION",
+    "CHUNKS_DIR_NAME",
+    "CachedFile",
+    "ChunkCache",
+    "compute_file_hash",
+    "iter_cached_files",
+]
+
+logger = logging.getLogger(__name__)
+
+CACHE_FORMAT_VERSION = 1
+"""Version stored in every entry; entries of another version are re-converted."""
+
+CHUNKS_DIR_NAME = "chunks"
+"""Sub-folder of the cache directory holding the per-file entries."""
+
+_HASH_BLOCK = 1 << 20
+
+
+def compute_file_hash(path: Path) -> str:
+    """Return the SHA-256 hex digest of the file's bytes (read in 1 MiB blocks)."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        while block := handle.read(_HASH_BLOCK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _path_key(rel_path: str) -> str:
+    return hashlib.sha256(rel_path.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class CachedFile:
+    """One source file's cached chunks.
+
+    Attributes:
+        file_path: Absolute path of the source file.
+        file_hash: SHA-256 of the file's bytes when it was chunked.
+        docs: The chunks; each ``metadata`` has ``file_name``, ``file_hash`` and
+            ``headings`` (list of str, most specific last).
+        metadata: Extracted bibliographic metadata (the metadata map's ``DEFAULT``).
+        headings: Distinct heading chains of the file, ``" > "``-joined, in order.
+    """
+
+    file_path: Path
+    file_hash: str
+    docs: list[Document] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    headings: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if len(self.file_hash) != 64 or any(c not in "0123456789abcdef" for c in self.file_hash):
+            raise ValueError(
+                f"CachedFile.file_hash for {self.file_path} is not a sha256 hex digest"
+            )
+        if not all(isinstance(d, Document) for d in self.docs):
+            raise TypeError(f"CachedFile.docs for {self.file_path} must hold Document objects")
+
+    def template_entry(self) -> dict[str, Any]:
+        """Return this file's metadata-map template entry: ``DEFAULT`` then one per chain."""
+        entry: dict[str, Any] = {"DEFAULT": dict(self.metadata)}
+        for chain in self.headings:
+            entry.setdefault(chain, {})
+        return entry
+
+
+def heading_chains(docs: Iterable[Document]) -> list[str]:
+    """Return the distinct ``" > "``-joined heading chains of ``docs``, in first-seen order."""
+    seen: dict[str, None] = {}
+    for doc in docs:
+        chain = " > ".join(doc.metadata.get("headings") or [])
+        if chain:
+            seen.setdefault(chain, None)
+    return list(seen)
+
+
+class ChunkCache:
+    """Reads and writes the chunk cache of one source folder.
+
+    Args:
+        source_dir: The source folder; the cache lives in ``<source_dir>/.klea-cache``.
+    """
+
+    def __init__(self, source_dir: Path) -> None:
+        self.source_dir = Path(source_dir).resolve()
+        self.cache_dir = self.source_dir / CACHE_DIR_NAME
+        self.chunks_dir = self.cache_dir / CHUNKS_DIR_NAME
+
+    def _rel(self, file_path: Path) -> str:
+        try:
+            return Path(file_path).resolve().relative_to(self.source_dir).as_posix()
+        except ValueError as exc:
+            raise ChunkCacheError(f"{file_path} is not inside {self.source_dir}") from exc
+
+    def entry_path(self, file_path: Path, file_hash: str) -> Path:
+        """Return the entry path for ``file_path`` with content ``file_hash``."""
+        return self.chunks_dir / f"{file_hash}-{_path_key(self._rel(file_path))}.pkl"
+
+    def quarantine(self, entry: Path, reason: str) -> Path:
+        """Move a bad entry aside as ``<entry>.corrupt`` (numbered if taken); return it."""
+        target = entry.with_name(entry.name + ".corrupt")
+        n = 1
+        while target.exists():
+            target = entry.with_name(f"{entry.name}.{n}.corrupt")
+            n += 1
+        os.replace(entry, target)
+        logger.warning(
+            "Corrupt cache entry %s (%s); moved to %s, re-converting", entry, reason, target.name
+        )
+        return target
+
+    def load(self, file_path: Path, file_hash: str) -> CachedFile | None:
+        """Return the entry for this file and hash, ``None`` if missing or corrupt."""
+        entry = self.entry_path(file_path, file_hash)
+        try:
+            data = entry.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise ChunkCacheError(f"cannot read cache entry {entry}: {exc}") from exc
+        try:
+            payload = pickle.loads(data)
+            if not isinstance(payload, dict) or payload.get("version") != CACHE_FORMAT_VERSION:
+                raise ValueError("unknown entry format")
+            if payload["file_hash"] != file_hash or payload["rel_path"] != self._rel(file_path):
+                raise ValueError("entry belongs to another file")
+            return CachedFile(
+                file_path=self.source_dir / payload["rel_path"],
+                file_hash=payload["file_hash"],
+                docs=payload["docs"],
+                metadata=payload["metadata"],
+                headings=payload["headings"],
+            )
+        except Exception as exc:  # any unpickling or shape failure means a corrupt entry
+            self.quarantine(entry, f"{type(exc).__name__}: {exc}")
+            return None
+
+    def store(self, cached: CachedFile) -> Path:
+        """Write ``cached`` atomically; return the entry path."""
+        entry = self.entry_path(cached.file_path, cached.file_hash)
+        payload = {
+            "version": CACHE_FORMAT_VERSION,
+            "rel_path": self._rel(cached.file_path),
+            "file_hash": cached.file_hash,
+            "docs": cached.docs,
+            "metadata": cached.metadata,
+            "headings": cached.headings,
+        }
+        data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
+        self.chunks_dir.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{entry.name}.", suffix=".tmp", dir=self.chunks_dir)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, entry)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return entry
+
+    def prune(self, live: dict[Path, str]) -> int:
+        """Delete entries not matching a live ``{file_path: file_hash}`` pair, and temp files.
+
+        Quarantined ``*.corrupt`` files are kept for inspection. Returns how many entries
+        were removed. Call only when no worker is writing.
+        """
+        keep = {self.entry_path(path, h).name for path, h in live.items()}
+        removed = 0
+        if not self.chunks_dir.is_dir():
+            return 0
+        for entry in self.chunks_dir.iterdir():
+            if entry.name.endswith(".tmp") or (entry.suffix == ".pkl" and entry.name not in keep):
+                entry.unlink(missing_ok=True)
+                removed += entry.suffix == ".pkl"
+        return removed
+
+    def entries(self) -> list[Path]:
+        """Return the entry files currently in the cache, sorted."""
+        if not self.chunks_dir.is_dir():
+            return []
+        return sorted(p for p in self.chunks_dir.iterdir() if p.suffix == ".pkl")
+
+
+def iter_cached_files(
+    source_dir: Path,
+    files: Iterable[Path] | None = None,
+    *,
+    missing: list[Path] | None = None,
+) -> Iterator[CachedFile]:
+    """Yield the cached chunks of each source file, one file at a time.
+
+    Files are those of :func:`klea_utils.stores._source_files.find_source_files` (or
+    ``files``), in sorted order, each hashed now so only an entry matching the current
+    bytes is used. Files without a valid entry (never converted, failed, or changed since)
+    are skipped and, when ``missing`` is given, appended to it.
+
+    Args:
+        source_dir: The source folder.
+        files: Source files to read (default: every file ``find_source_files`` returns).
+        missing: Receives the files that have no valid entry.
+    """
+    cache = ChunkCache(source_dir)
+    for path in files if files is not None else find_source_files(cache.source_dir):
+        cached = cache.load(path, compute_file_hash(path))
+        if cached is None:
+            if missing is not None:
+                missing.append(Path(path))
+            continue
+        yield cached

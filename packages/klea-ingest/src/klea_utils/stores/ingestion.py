@@ -1,0 +1,291 @@
+"""Build stores from a directory of source documents.
+
+File: klea_utils/stores/ingestion.py
+
+:class:`StoresBuilder` converts and chunks documents with Docling (``chunk_all``), caching
+the chunks on disk, and writes them to vector and BM25 stores (``store_all``, ``build``,
+implemented in :mod:`klea_utils.stores.store_writer`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from klea_utils.stores._chunking import embedding_max_tokens
+from klea_utils.stores._conversion import validate_device
+from klea_utils.stores._progress import format_summary
+from klea_utils.stores._source_files import find_source_files
+from klea_utils.stores.chunk_cache import ChunkCache, compute_file_hash
+from klea_utils.stores.chunk_worker import (
+    ChunkItemResult,
+    ChunkWorkerConfig,
+    convert_batch_worker,
+    dispatch_conversion_batches,
+)
+from klea_utils.stores.ingest_exceptions import SourceLayoutError
+from langchain_core.documents import Document
+
+__all__ = ["DEFAULT_EMBED_BATCH_SIZE", "DEFAULT_WORKER_MEM_LIMIT", "StoresBuilder"]
+
+DEFAULT_EMBED_BATCH_SIZE = 256
+"""Number of chunks embedded per ``add_documents`` call in ``store_all()``."""
+
+DEFAULT_WORKER_MEM_LIMIT = 4294967296
+"""Default RSS cap of one conversion worker: 4 GiB."""
+
+
+class StoresBuilder:
+    """Build stores from a directory of source documents.
+
+    Uses Docling for document conversion and token-aware chunking, then embeds chunks and
+    writes them to a vector store backend. Optionally also writes the combined chunked
+    corpus for BM25 retrieval.
+
+    Args:
+        embedding_model: Embedding model spec used by the store phase.
+        logger: Logger for progress, warnings and errors.
+        max_tokens: Token budget per chunk (Docling ``HybridChunker``).
+        merge_peers: Merge undersized chunks that share headings.
+        tokenizer_model: Hugging Face tokenizer for chunking; falls back to the packaged
+            MiniLM tokenizer when it cannot be loaded offline.
+        do_ocr: OCR scanned PDFs (Docling's OCR when its models exist, else tesseract).
+        embed_batch_size: Chunks per embedding call in ``store_all()``.
+        store_dir: Local vector store folder, excluded from ingestion when inside the source.
+        device: ``auto``, ``cpu``, ``cuda`` (``cuda:N``) or ``mps`` for Docling's models
+            and the embedder.
+        artifacts_path: Folder of Docling models (``docling-tools models download``);
+            without it the Hugging Face cache is searched, then the model-free pipeline used.
+        file_timeout_s: A conversion worker with no progress for this long is killed.
+    """
+
+    DEFAULT_EMBED_BATCH_SIZE = DEFAULT_EMBED_BATCH_SIZE
+    """Number of chunks embedded per ``add_documents`` call in ``store_all()``: mostly a
+    progress-granularity knob, not a throughput one."""
+
+    def __init__(
+        self,
+        embedding_model: str,
+        logger: logging.Logger,
+        max_tokens: int = 450,
+        merge_peers: bool = True,
+        tokenizer_model: str = "BAAI/bge-m3",
+        do_ocr: bool = True,
+        embed_batch_size: int = 256,
+        store_dir: Path | None = None,
+        *,
+        device: str = "auto",
+        artifacts_path: Path | None = None,
+        file_timeout_s: float = 900.0,
+    ) -> None:
+        if max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+        if embed_batch_size < 1:
+            raise ValueError(f"embed_batch_size must be >= 1, got {embed_batch_size}")
+        self.embedding_model = embedding_model
+        self.logger = logger
+        self.max_tokens = max_tokens
+        self.merge_peers = merge_peers
+        self.tokenizer_model = tokenizer_model
+        self.do_ocr = do_ocr
+        self.embed_batch_size = embed_batch_size
+        self.store_dir = Path(store_dir) if store_dir is not None else None
+        self.device = validate_device(device)
+        self.artifacts_path = Path(artifacts_path) if artifacts_path is not None else None
+        self.file_timeout_s = file_timeout_s
+        self.metadata_map_path: Path | None = None
+        """The loaded metadata map, excluded from ingestion when it lies in the source."""
+        limit = embedding_max_tokens(embedding_model)
+        if limit is not None and max_tokens > limit:
+            logger.warning(
+                "max_tokens=%d exceeds the %d tokens the embedding model %r reads; the end of "
+                "longer chunks is truncated when embedded. Use max_tokens <= %d.",
+                max_tokens,
+                limit,
+                embedding_model,
+                limit,
+            )
+
+    def worker_config(self, source_path: Path, mem_limit_bytes: int | None) -> ChunkWorkerConfig:
+        """Return the picklable worker configuration for ``source_path``."""
+        return ChunkWorkerConfig(
+            source_path=str(source_path),
+            max_tokens=self.max_tokens,
+            tokenizer_model=self.tokenizer_model,
+            do_ocr=self.do_ocr,
+            mem_limit_bytes=mem_limit_bytes,
+            log_level=self.logger.getEffectiveLevel(),
+            merge_peers=self.merge_peers,
+            device=self.device,
+            artifacts_path=str(self.artifacts_path) if self.artifacts_path else None,
+            file_timeout_s=self.file_timeout_s,
+        )
+
+    def _source_files(self, source_path: Path) -> list[Path]:
+        files = find_source_files(
+            source_path,
+            metadata_map_path=self.metadata_map_path,
+            store_dir=self.store_dir,
+            logger=self.logger,
+        )
+        dupes = sorted(n for n, c in Counter(p.name for p in files).items() if c > 1)
+        if dupes:
+            where = "; ".join(
+                f"{name}: "
+                + ", ".join(str(p.relative_to(source_path)) for p in files if p.name == name)
+                for name in dupes[:5]
+            )
+            raise SourceLayoutError(
+                f"{source_path}: source files must have unique names (the metadata map is keyed "
+                f"by file name), but these repeat: {where}"
+            )
+        return files
+
+    def chunk_all(
+        self,
+        source_path: Path,
+        force: bool = False,
+        worker_mem_limit: int | None = DEFAULT_WORKER_MEM_LIMIT,
+        worker_batch_size: int = 200,
+        *,
+        in_process: bool = False,
+    ) -> dict[str, dict[str, Any]]:
+        """Convert, chunk, and cache all files in memory-bounded workers.
+
+        Uncached files are converted in short-lived spawned workers
+        (:mod:`klea_utils.stores.chunk_worker`); cache hits are handled in-process. Chunks
+        live in the on-disk cache and are never accumulated in this process. Cache entries
+        whose source file no longer exists (or has changed) are pruned at the end.
+
+        Args:
+            source_path: Source directory.
+            force: Re-process all files even if cached.
+            worker_mem_limit: Maximum RSS per conversion worker in bytes (it includes the
+                ~1-1.5 GiB Docling occupies at start-up). ``None`` disables the cap;
+                workers are then bounded only by ``worker_batch_size``.
+            worker_batch_size: Maximum files handed to any single conversion worker.
+            in_process: Convert in this process instead of workers (small corpora, tests).
+
+        Returns:
+            ``{file_name: {"DEFAULT": {extracted metadata}, "heading > heading": {}, ...}}``
+            for template generation, for every file with chunks.
+
+        Raises:
+            SourceLayoutError: Two source files share a name.
+            NotADirectoryError: ``source_path`` is not a folder.
+        """
+        source_path = Path(source_path).resolve()
+        files = self._source_files(source_path)
+        cache = ChunkCache(source_path)
+        file_headings: dict[str, dict[str, Any]] = {}
+        live: dict[Path, str] = {}
+        todo: list[tuple[str, str]] = []
+        for path in files:
+            file_hash = compute_file_hash(path)
+            live[path] = file_hash
+            cached = None if force else cache.load(path, file_hash)
+            if cached is not None and cached.docs:
+                file_headings[path.name] = cached.template_entry()
+            else:
+                todo.append((str(path), file_hash))
+        self.logger.info(
+            "%d source file(s): %d cached, %d to convert",
+            len(files),
+            len(files) - len(todo),
+            len(todo),
+        )
+        if todo:
+            results = self._convert(
+                source_path, todo, worker_mem_limit, worker_batch_size, in_process
+            )
+            for result in results:
+                if result.status == "ok" and result.file_headings_entry is not None:
+                    file_headings[result.file_name] = result.file_headings_entry
+            self.logger.info("%s", format_summary(results))
+        pruned = cache.prune(live)
+        if pruned:
+            self.logger.info("Pruned %d stale cache entr%s", pruned, "y" if pruned == 1 else "ies")
+        return {p.name: file_headings[p.name] for p in files if p.name in file_headings}
+
+    def _convert(
+        self,
+        source_path: Path,
+        todo: list[tuple[str, str]],
+        worker_mem_limit: int | None,
+        worker_batch_size: int,
+        in_process: bool,
+    ) -> list[ChunkItemResult]:
+        config = self.worker_config(source_path, None if in_process else worker_mem_limit)
+        if in_process:
+            return convert_batch_worker(config, todo) or []
+        return dispatch_conversion_batches(self.logger, config, todo, worker_batch_size)
+
+    # -- store phase: implemented in klea_utils.stores.metadata_map / store_writer ----------
+
+    def write_heading_template(
+        self, file_headings: dict[str, dict[str, Any]], source_dir: Path
+    ) -> None:
+        """Write a metadata-map template JSON file organised per source file.
+
+        Delegates to :func:`klea_utils.stores.metadata_map.write_heading_template`.
+        """
+        from klea_utils.stores.metadata_map import write_heading_template
+
+        write_heading_template(file_headings, source_dir, logger=self.logger)
+
+    def store_all(
+        self,
+        results: Iterable[tuple[str, list[Document], Path]],
+        store_uri: str,
+        collection_name: str,
+        source_dir: Path,
+        force: bool = False,
+        bm25_path: str | None = None,
+    ) -> None:
+        """Write chunked documents to a vector store.
+
+        Delegates to :func:`klea_utils.stores.store_writer.store_all`.
+        """
+        from klea_utils.stores import store_writer
+
+        store_writer.store_all(
+            self, results, store_uri, collection_name, source_dir, force=force, bm25_path=bm25_path
+        )
+
+    def build(
+        self,
+        source_dir: str,
+        store_uri: str,
+        collection_name: str,
+        force: bool = False,
+        metadata_map_path: str | None = None,
+        bm25_path: str | None = None,
+        worker_mem_limit: int | None = DEFAULT_WORKER_MEM_LIMIT,
+        worker_batch_size: int = 200,
+    ) -> None:
+        """Full pipeline: chunk documents and write them to a vector store.
+
+        Delegates to :func:`klea_utils.stores.store_writer.build`.
+        """
+        from klea_utils.stores import store_writer
+
+        store_writer.build(
+            self,
+            source_dir,
+            store_uri,
+            collection_name,
+            force=force,
+            metadata_map_path=metadata_map_path,
+            bm25_path=bm25_path,
+            worker_mem_limit=worker_mem_limit,
+            worker_batch_size=worker_batch_size,
+        )
+
+    def _load_and_fold_results(self, *args: Any, **kwargs: Any) -> Any:
+        """Stream cached chunks per file; delegates to ``store_writer.load_and_fold_results``."""
+        from klea_utils.stores import store_writer
+
+        return store_writer.load_and_fold_results(self, *args, **kwargs)
