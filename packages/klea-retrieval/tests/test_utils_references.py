@@ -1,0 +1,119 @@
+"""Person names, truncation and serialization of reference material, text normalization."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from klea_utils.stores.utils import (
+    REF_DOC_OVERHEAD,
+    SOURCE_SCORES_KEY,
+    display_person_names,
+    expand_person_names,
+    normalize_text,
+    serialize_reference_material,
+    truncate_reference_material,
+)
+from langchain_core.documents import Document
+
+
+def test_expand_person_names_seed_example():
+    assert expand_person_names(["Ankur Sinha"]) == [
+        "Ankur Sinha",
+        "ankur sinha",
+        "Ankur",
+        "Sinha",
+        "ankur",
+        "sinha",
+    ]
+    assert expand_person_names(["A B", 3, "", None]) == ["A B", "a b", "A", "B", "a", "b"]
+
+
+def test_display_person_names_seed_example():
+    assert display_person_names(["Ankur Sinha", "Padraig Gleeson", "Sinha", "gleeson"]) == [
+        "Ankur Sinha",
+        "Padraig Gleeson",
+    ]
+    assert display_person_names(["Plato", "Ankur Sinha"]) == ["Plato", "Ankur Sinha"]
+
+
+names = st.lists(
+    st.lists(st.text("AbCdé", min_size=1, max_size=4), min_size=1, max_size=3).map(" ".join),
+    max_size=4,
+)
+
+
+@given(names)
+def test_expansion_is_idempotent_and_display_recovers_cased_names(full_names):
+    once = expand_person_names(full_names)
+    assert expand_person_names(once) == once
+    shown = display_person_names(once)
+    assert set(shown) <= set(once)
+    for name in full_names:
+        if not name.islower() and len(name.split()) > 1:
+            assert name in shown
+
+
+def test_normalize_text_folds_artifacts():
+    assert (
+        normalize_text("ef\ufb01cient\u00ad \uff21\u00b2 a\u00a0b \u2014")
+        == "efficient A2 a b \u2014"
+    )
+
+
+def docs_for(name: str, n: int, size: int) -> list[tuple[Document, float]]:
+    return [
+        (Document(page_content="x" * size, metadata={"file_name": name}), 1.0 / (i + 1))
+        for i in range(n)
+    ]
+
+
+def test_truncate_counts_content_plus_overhead_and_keeps_the_crossing_doc():
+    material = {"a": docs_for("a", 3, 100), "b": docs_for("b", 2, 100)}
+    out = truncate_reference_material(material, max_chars=REF_DOC_OVERHEAD + 150)
+    assert [len(v) for v in out.values()] == [2, 0]
+    assert list(out) == ["a", "b"]
+    assert truncate_reference_material(material, 1)["a"] == material["a"][:1]
+    assert len(material["a"]) == 3
+    with pytest.raises(ValueError, match="max_chars"):
+        truncate_reference_material(material, -1)
+
+
+def test_serialize_groups_per_file_with_shared_fields_once_and_no_scores():
+    shared = {
+        "file_name": "sinha.pdf",
+        "title": "Models",
+        "year": 2021,
+        "authors": ["Ankur Sinha", "ankur sinha", "Ankur", "Sinha", "ankur", "sinha"],
+    }
+    material = {
+        "neuro": [
+            (
+                Document(
+                    page_content="chunk one",
+                    metadata={
+                        **shared,
+                        "headings": ["Intro"],
+                        "url": "http://a",
+                        SOURCE_SCORES_KEY: {"BM25": 9.5},
+                    },
+                ),
+                0.9,
+            ),
+            (
+                Document(page_content="other file", metadata={"file_name": "b.pdf", "year": 1999}),
+                0.5,
+            ),
+            (Document(page_content="chunk two", metadata={**shared, "url": "http://b"}), 0.4),
+        ]
+    }
+    text = serialize_reference_material(material)
+    assert text.startswith(
+        "### Source document 1/2: [sinha.pdf]\ntitle: Models | authors: Ankur Sinha | year: 2021"
+    )
+    assert text.count("title: Models") == 1
+    assert "#### Excerpt 1/2 (Intro)\nurl: http://a\nchunk one" in text
+    assert "url: http://b\nchunk two" in text
+    assert "### Source document 2/2: [b.pdf]\nyear: 1999" in text
+    assert "9.5" not in text and "0.9" not in text and "ankur sinha" not in text
+    assert serialize_reference_material({}) == ""
