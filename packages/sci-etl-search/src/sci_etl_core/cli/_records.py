@@ -111,7 +111,9 @@ def _read_jsonl(path: Path) -> Iterator[tuple[str, InputRecord]]:
         content = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
         raise ValueError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
-    for number, raw in enumerate(content.splitlines(), start=1):
+    # Split at line feeds only: str.splitlines would also split at U+2028 and the other
+    # separators JSON allows inside a string.
+    for number, raw in enumerate(content.split("\n"), start=1):
         if raw.strip():
             where = f"{path}:{number}"
             yield where, _jsonl_record(where, raw)

@@ -6,6 +6,7 @@ numbers, booleans, lists, objects and null.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,8 @@ __all__ = [
 HIGHLIGHT_STYLE = "bold yellow"
 """The rich style of a highlighted word in human output."""
 
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
 FacetCounts = Mapping[str, Sequence[tuple[str, int]]]
 
 
@@ -38,9 +41,11 @@ def highlight_markup(
     """Return ``text`` as rich markup, with each ``[start, end)`` highlight in ``style``.
 
     Everything outside the highlights is escaped, so text holding ``[bold]`` prints as
-    written. Overlapping or unordered highlights are merged; spans outside ``text`` are
+    written, and control characters, line breaks included, become spaces so a snippet
+    stays on its line. Overlapping or unordered highlights are merged; spans outside ``text`` are
     clipped to it, and empty spans are dropped.
     """
+    text = _CONTROL.sub(" ", text)
     spans: list[list[int]] = []
     for start, end in sorted(highlights):
         start, end = max(0, start), min(len(text), end)
