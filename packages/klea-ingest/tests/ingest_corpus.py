@@ -40,9 +40,26 @@ __all__ = [
 ]
 
 _WORDS = (
-    "neuron synapse cortex dendrite axon spike plasticity network model membrane channel "
-    "current voltage simulation calcium receptor learning memory signal"
-).split()  # noqa: SIM905 - a word list reads better as one string
+    "neuron",
+    "synapse",
+    "cortex",
+    "dendrite",
+    "axon",
+    "spike",
+    "plasticity",
+    "network",
+    "model",
+    "membrane",
+    "channel",
+    "current",
+    "voltage",
+    "simulation",
+    "calcium",
+    "receptor",
+    "learning",
+    "memory",
+    "signal",
+)
 
 
 def sample_paragraphs(count: int, words: int = 40, seed: int = 0) -> list[str]:

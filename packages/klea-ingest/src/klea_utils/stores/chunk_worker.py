@@ -46,6 +46,7 @@ RESULT_STATUSES = ("ok", "zero_chunks", "failed", "deferred")
 _DONE = "__done__"
 _POISON_DEATHS = 2
 _POLL_S = 0.2
+_STARTUP_TIMEOUT_S = 600.0
 
 
 @dataclass(frozen=True)
@@ -271,7 +272,13 @@ def _run_worker(
                     run.died, run.culprit = True, (index if index >= 0 else None)
                     run.reason = f"worker exited with code {proc.exitcode}"
                     break
-                if time.monotonic() - last_progress > config.file_timeout_s:
+                # Start-up (importing Docling, loading models) is not a file: allow more.
+                allowed = (
+                    config.file_timeout_s
+                    if index >= 0
+                    else max(config.file_timeout_s, _STARTUP_TIMEOUT_S)
+                )
+                if time.monotonic() - last_progress > allowed:
                     proc.kill()
                     run.died, run.culprit = True, (index if index >= 0 else None)
                     run.reason = (

@@ -1,0 +1,87 @@
+"""find_source_files: supported formats, excluded artifacts, bad input."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from klea_utils.stores import _source_files
+from klea_utils.stores._source_files import find_source_files, supported_extensions
+
+
+def _touch(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("x", encoding="utf-8")
+    return path
+
+
+def test_cache_dir_name_matches_the_public_constant() -> None:
+    from klea_utils.stores.utils import CACHE_DIR_NAME
+
+    assert _source_files.CACHE_DIR_NAME == CACHE_DIR_NAME
+
+
+def test_finds_supported_files_recursively_sorted(tmp_path: Path) -> None:
+    wanted = [
+        _touch(tmp_path / "b.pdf"),
+        _touch(tmp_path / "a.md"),
+        _touch(tmp_path / "sub" / "c.DOCX"),
+        _touch(tmp_path / "sub" / "deep" / "d.html"),
+        _touch(tmp_path / "bundle.tar.gz"),
+    ]
+    _touch(tmp_path / "notes.xyz")
+    assert find_source_files(tmp_path) == sorted(wanted)
+
+
+def test_excludes_cache_map_and_store_folders(tmp_path: Path) -> None:
+    keep = _touch(tmp_path / "paper.pdf")
+    _touch(tmp_path / ".klea-cache" / "metadata-map.template.json")
+    _touch(tmp_path / ".klea-cache" / "x.md")
+    metadata_map = _touch(tmp_path / "metadata-map.json")
+    _touch(tmp_path / "chroma-store" / "chroma.sqlite3")
+    _touch(tmp_path / "chroma-store" / "data.json")
+    _touch(tmp_path / "qdrant" / "collection.json")
+    found = find_source_files(
+        tmp_path, metadata_map_path=metadata_map, store_dir=tmp_path / "qdrant"
+    )
+    assert found == [keep]
+
+
+def test_json_files_are_ingested_unless_they_are_the_map(tmp_path: Path) -> None:
+    doc = _touch(tmp_path / "doc.json")
+    assert find_source_files(tmp_path) == [doc]
+
+
+def test_unsupported_extensions_are_warned_about(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    _touch(tmp_path / "a.md")
+    _touch(tmp_path / "strange.xyz")
+    with caplog.at_level(logging.WARNING):
+        find_source_files(tmp_path, logger=logging.getLogger("test"))
+    assert "strange.xyz" in caplog.text
+
+
+def test_missing_directory_is_named(tmp_path: Path) -> None:
+    with pytest.raises(NotADirectoryError, match="nope"):
+        find_source_files(tmp_path / "nope")
+
+
+@given(
+    stem=st.text(alphabet="abcdefgh_-", min_size=1, max_size=8),
+    ext=st.sampled_from(sorted(supported_extensions())),
+    upper=st.booleans(),
+)
+def test_every_docling_extension_matches_in_any_case(stem: str, ext: str, upper: bool) -> None:
+    name = f"{stem}.{ext.upper() if upper else ext}"
+    assert _source_files._matches(Path(name), supported_extensions())
+
+
+@given(stem=st.text(alphabet="abcdefgh", min_size=1, max_size=8))
+def test_unknown_extensions_never_match(stem: str) -> None:
+    assert not _source_files._matches(Path(f"{stem}.qqq"), supported_extensions())
+    assert not _source_files._matches(Path(stem), supported_extensions())
