@@ -35,9 +35,12 @@ _COLUMN = 1 << 32  # FTS5 encodes a position as (column << 32) + offset
 
 
 class _HasFields(Protocol):
-    title: str
-    abstract: str
-    body: str
+    @property
+    def title(self) -> str: ...
+    @property
+    def abstract(self) -> str: ...
+    @property
+    def body(self) -> str: ...
 
 
 def _words(tokenizer: Tokenizer, text: str) -> tuple[str, ...]:
@@ -181,11 +184,11 @@ def trim_near(hits: Sequence[Hits], distance: int) -> list[Hits]:
         widths.append(max(stop - start for ranges in operand.values() for start, stop in ranges))
     kept = _walk(readers, widths, distance)
     out: list[Hits] = []
-    for operand, positions in zip(hits, kept, strict=True):
+    for operand, starts in zip(hits, kept, strict=True):
         trimmed: Hits = {}
         for name in FIELDS:
             column = FIELDS.index(name) * _COLUMN
-            ranges = [(s, e) for s, e in operand.get(name, []) if column + s in positions]
+            ranges = [(s, e) for s, e in operand.get(name, []) if column + s in starts]
             if ranges:
                 trimmed[name] = ranges
         out.append(trimmed)
