@@ -8,6 +8,7 @@ the backend's filter. The rewrites that keep a backend in step with the in-memor
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from klea_utils.stores._extras import import_extra
@@ -23,23 +24,47 @@ def _group(op: str, parts: list[dict[str, Any]]) -> dict[str, Any]:
     return parts[0] if len(parts) == 1 else {op: parts}
 
 
-def _numeric_ne(field: str, x: Any) -> dict[str, Any]:
-    # "greater or less" excludes documents without the field, unlike a native $ne.
-    return {"$or": [_leaf(field, "$gt", x), _leaf(field, "$lt", x)]}
-
-
 # --------------------------------------------------------------------------- Chroma
 
 
+def _chroma_number(field: str, op: str, x: Any) -> dict[str, Any]:
+    # Chroma truncates a fractional operand toward zero when it compares it with an int
+    # value ({"$eq": 0.5} matches 0). Each rewrite pairs the clause with an integer-operand
+    # clause that fixes the int case and never changes the float case.
+    if not isinstance(x, float) or x.is_integer():
+        return _leaf(field, op, x)
+    lo, hi = math.floor(x), math.ceil(x)
+    if op == "$eq":
+        return {"$and": [_leaf(field, op, x), _leaf(field, "$gt", lo), _leaf(field, "$lt", hi)]}
+    if op == "$gt":
+        return {"$or": [_leaf(field, op, x), _leaf(field, "$gte", hi)]}
+    if op == "$gte":
+        return {"$and": [_leaf(field, op, x), _leaf(field, "$gt", lo)]}
+    if op == "$lt":
+        return {"$or": [_leaf(field, op, x), _leaf(field, "$lte", lo)]}
+    return {"$and": [_leaf(field, op, x), _leaf(field, "$lt", hi)]}  # $lte
+
+
+def _chroma_ne(field: str, x: Any) -> dict[str, Any]:
+    # "greater or less" excludes documents without the field, unlike Chroma's $ne.
+    return {"$or": [_chroma_number(field, "$gt", x), _chroma_number(field, "$lt", x)]}
+
+
 def _chroma_leaf(field: str, op: str, operand: Any) -> dict[str, Any]:
-    if op == "$ne" and is_number(operand):
-        return _numeric_ne(field, operand)
-    if op == "$nin" and is_number(operand[0]):
-        return _group("$and", [_numeric_ne(field, x) for x in operand])
-    if op in ("$in", "$nin") and any(isinstance(x, float) for x in operand):
-        # Chroma wants every element of one type; numbers compare numerically anyway.
-        return _leaf(field, op, [float(x) for x in operand])
-    return _leaf(field, op, list(operand) if isinstance(operand, list) else operand)
+    numeric = is_number(operand[0] if op in ("$in", "$nin") else operand)
+    if not numeric or op == "$contains":
+        return _leaf(field, op, list(operand) if isinstance(operand, list) else operand)
+    if op == "$ne":
+        return _chroma_ne(field, operand)
+    if op == "$nin":
+        return _group("$and", [_chroma_ne(field, x) for x in operand])
+    if op == "$in":
+        if any(isinstance(x, float) and not x.is_integer() for x in operand):
+            return _group("$or", [_chroma_number(field, "$eq", x) for x in operand])
+        if any(isinstance(x, float) for x in operand):  # Chroma wants one element type
+            return _leaf(field, op, [float(x) for x in operand])
+        return _leaf(field, op, list(operand))
+    return _chroma_number(field, op, operand)
 
 
 def chroma(f: dict[str, Any]) -> dict[str, Any]:

@@ -129,12 +129,14 @@ def to_chroma_filter(f: dict[str, Any]) -> dict[str, Any]:
     """Translate a filter to a Chroma ``where`` dict.
 
     The canonical form is Chroma's native ``where`` syntax, so most filters come back
-    unchanged. Two rewrites keep Chroma in step with :func:`filter_docs_by_metadata`:
-    a numeric ``$ne x`` becomes ``$or: [$gt x, $lt x]`` (and a numeric ``$nin`` an
-    ``$and`` of those), because Chroma's native ``$ne``/``$nin`` also match documents
-    without the field; and ``$in``/``$nin`` lists mixing ints and floats are sent as
-    floats. String ``$ne``/``$nin`` have no such rewrite and also match documents lacking
-    the field (see :func:`translation_is_exact`).
+    unchanged. Numeric clauses are rewritten to keep Chroma in step with
+    :func:`filter_docs_by_metadata`: a numeric ``$ne x`` becomes ``$or: [$gt x, $lt x]``
+    (and a numeric ``$nin`` an ``$and`` of those), because Chroma's native ``$ne``/``$nin``
+    also match documents without the field; a comparison with a fractional operand is
+    paired with an integer-bound clause, because Chroma truncates such an operand when it
+    compares it with an int value (``{"$eq": 0.5}`` would match ``0``); and ``$in`` lists
+    mixing ints and floats are sent as floats. String ``$ne``/``$nin`` have no exact
+    rewrite and also match documents lacking the field (see :func:`translation_is_exact`).
 
     Example::
 
