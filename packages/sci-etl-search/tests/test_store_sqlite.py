@@ -146,7 +146,7 @@ async def test_new_facet_keys_need_rebuild_tags(tmp_path: Path) -> None:
     await first.index(list(CORPUS))
     await first.aclose()
     second = AsyncSqliteFts5Store(path, facet_keys=["year", "authors"])
-    with pytest.raises(SearchStoreError, match="'authors'.*rebuild_tags"):
+    with pytest.raises(SearchStoreError, match=r"'authors'.*rebuild_tags"):
         await second.filter_ids(None, [MetadataFilter("authors", ["Lee"])])
     with pytest.raises(SearchStoreError, match="rebuild_tags"):
         await second.facet_counts(["authors"])
@@ -171,7 +171,7 @@ async def test_rebuild_tags_refuses_bad_metadata(tmp_path: Path) -> None:
     with sqlite3.connect(path) as connection:
         connection.execute("UPDATE documents SET metadata = '[1, 2]'")
     connection.close()
-    with pytest.raises(SearchStoreError, match="record 'r1'.*not an object"):
+    with pytest.raises(SearchStoreError, match=r"record 'r1'.*not an object"):
         await store.rebuild_tags()
 
 
