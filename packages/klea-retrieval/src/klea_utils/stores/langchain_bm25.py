@@ -113,7 +113,7 @@ class BM25Retriever(BaseRetriever):
         """Return the top ``k`` (default :attr:`k`) documents with their BM25 scores.
 
         Documents are ordered by score descending, equal scores by corpus position.
-        Documents sharing no term with the query (score 0) are not returned.
+        Documents sharing no term with the query are not returned.
         """
         limit = self.k if k is None else k
         if self.vectorizer is None or limit < 1:
@@ -122,9 +122,22 @@ class BM25Retriever(BaseRetriever):
         if not tokens:
             return []
         scores = np.asarray(self.vectorizer.get_scores(tokens), dtype=float)
-        candidates = np.flatnonzero(scores != 0.0)
+        candidates = np.flatnonzero(self._matching(tokens, scores))
         order = candidates[np.argsort(-scores[candidates], kind="stable")][:limit]
         return [(self.docs[int(i)], float(scores[i])) for i in order]
+
+    def _matching(self, tokens: list[str], scores: Any) -> Any:
+        """Mask of documents holding a query term (a term's IDF can be exactly 0)."""
+        mask = scores != 0.0
+        idf = self.vectorizer.idf
+        zero = [t for t in set(tokens) if idf.get(t) == 0]
+        if zero:
+            mask |= np.fromiter(
+                (any(t in freqs for t in zero) for freqs in self.vectorizer.doc_freqs),
+                dtype=bool,
+                count=len(self.docs),
+            )
+        return mask
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
