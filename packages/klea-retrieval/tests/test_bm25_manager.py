@@ -1,0 +1,68 @@
+"""BM25RetrieverManager on real pickled corpora: batches, missing corpora, filters."""
+
+from __future__ import annotations
+
+import logging
+import pickle
+
+import pytest
+from klea_utils.stores.config import BM25StoreInfo, PerDomainConfig, RetrieverConfig
+from klea_utils.stores.exceptions import StoreBackendError
+from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager, read_corpus
+from retrieval_support import corpus_documents, write_corpus_pickle
+
+LOG = logging.getLogger("test-bm25")
+
+
+def manager(path, **kw) -> BM25RetrieverManager:
+    config = RetrieverConfig(
+        domains={
+            "neuro": PerDomainConfig(bm25_stores=[BM25StoreInfo(name="papers", path=str(path))])
+        }
+    )
+    return BM25RetrieverManager(config, LOG, **kw)
+
+
+def test_corpus_is_read_batch_by_batch_until_eof(tmp_path):
+    docs = corpus_documents()
+    path = write_corpus_pickle(tmp_path / "bm25.pkl", docs, batch_size=4)
+    assert [d.id for d in read_corpus(path)] == [d.id for d in docs]
+
+
+def test_corrupt_corpus_names_the_file(tmp_path):
+    path = tmp_path / "bad.pkl"
+    with path.open("wb") as fh:
+        pickle.dump(corpus_documents()[:1], fh)
+        pickle.dump({"not": "documents"}, fh)
+    with pytest.raises(StoreBackendError, match=r"bad\.pkl.*batch 1"):
+        read_corpus(path)
+
+
+def test_retrieves_by_keyword_with_scores(tmp_path):
+    mgr = manager(write_corpus_pickle(tmp_path / "c.pkl", corpus_documents()))
+    hits = mgr.retrieve("neuro", "cerebellum NEURON", k_values={"neuro": {"papers": 2}})
+    assert hits[0][0].id == "sinha2021.pdf:0"
+    assert len(hits) <= 2 and hits[0][1] > 0
+
+
+def test_filters_are_post_applied_with_overfetch(tmp_path):
+    mgr = manager(write_corpus_pickle(tmp_path / "c.pkl", corpus_documents()), default_k=2)
+    hits = mgr.retrieve("neuro", "neurons", metadata_filter={"year": {"$gte": 2015}})
+    assert [d.metadata["year"] for d, _ in hits] and all(
+        d.metadata["year"] >= 2015 for d, _ in hits
+    )
+    assert len(hits) == 2
+    only = mgr.retrieve(
+        "neuro", "neurons", metadata_filter={"authors": {"$contains": "Jeffrey Magee"}}
+    )
+    assert [d.id for d, _ in only] == ["magee2000.pdf:0"]
+    with pytest.raises(ValueError, match=r"\$bogus"):
+        mgr.retrieve("neuro", "neurons", metadata_filter={"year": {"$bogus": 1}})
+
+
+def test_missing_corpus_warns_and_domain_degrades(tmp_path, caplog):
+    mgr = manager(tmp_path / "nowhere.pkl")
+    with caplog.at_level(logging.WARNING):
+        assert mgr.retrieve("neuro", "neurons") == []
+    assert "nowhere.pkl" in caplog.text
+    assert mgr.can_inc_k({}) is False
