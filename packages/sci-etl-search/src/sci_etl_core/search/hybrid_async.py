@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
@@ -197,29 +197,31 @@ class AsyncHybridSearcher:
         if mode == "semantic" and not run_semantic:
             return SearchOutcome(skipped=tuple(skipped))
 
-        lexical_task = (
+        lexical_task: Awaitable[list[TextHit]] = (
             self.text_store.search(node, limit=pool, filters=filters)
             if mode != "semantic"
             else _nothing()
         )
-        semantic_task = self._semantic(text, pool, filters) if run_semantic else _nothing()
-        lexical_result, semantic_result = await asyncio.gather(
-            lexical_task, semantic_task, return_exceptions=True
+        semantic_task: Awaitable[list[SearchHit]] = (
+            self._semantic(text, pool, filters) if run_semantic else _nothing()
         )
-        if isinstance(lexical_result, BaseException):
-            raise lexical_result
+        outcomes = await asyncio.gather(lexical_task, semantic_task, return_exceptions=True)
+        lexical_outcome, semantic_outcome = outcomes
+        if isinstance(lexical_outcome, BaseException):
+            raise lexical_outcome
         degraded: list[str] = []
-        if isinstance(semantic_result, BaseException):
-            if mode == "hybrid" and isinstance(semantic_result, EmbeddingError):
-                self._log(
-                    f"hybrid search fell back to lexical results: the semantic leg failed: "
-                    f"{semantic_result}"
-                )
-                degraded.append("semantic")
-                semantic_result = []
-            else:
-                raise semantic_result
-        hits = await self._assemble(mode, node, list(lexical_result), list(semantic_result), top_k)
+        semantic_hits: list[SearchHit] = []
+        if isinstance(semantic_outcome, BaseException):
+            if mode != "hybrid" or not isinstance(semantic_outcome, EmbeddingError):
+                raise semantic_outcome
+            self._log(
+                f"hybrid search fell back to lexical results: the semantic leg failed: "
+                f"{semantic_outcome}"
+            )
+            degraded.append("semantic")
+        else:
+            semantic_hits = semantic_outcome
+        hits = await self._assemble(mode, node, lexical_outcome, semantic_hits, top_k)
         return SearchOutcome(hits, tuple(degraded), tuple(skipped))
 
     async def _semantic(
