@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -123,3 +124,16 @@ def test_read_retriever_config_errors_name_file_and_field(tmp_path: Path) -> Non
     missing.write_text("{}", encoding="utf-8")
     with pytest.raises(StoreConfigError, match="domains: Field required"):
         read_retriever_config(missing)
+
+
+def test_the_guide_example_loads(tmp_path: Path) -> None:
+    guide = Path(__file__).parents[3] / "docs" / "guides" / "configuration.md"
+    text = guide.read_text(encoding="utf-8")
+    (example,) = re.findall(r"```json\n(.*?)```", text, re.S)
+    path = tmp_path / "stores.json"
+    path.write_text(example, encoding="utf-8")
+    config = read_retriever_config(path)
+    assert set(config.domains) == {"neuroscience", "software"}
+    neuro = config.domains["neuroscience"]
+    assert [s.name for s in neuro.bm25_stores] == ["papers-keywords", "papers-fts"]
+    assert [f.value_type for f in neuro.filter_fields] == ["int", "list", "string"]
