@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.text import Text
-
 from sci_etl_core.cli._options import (
     parse_facet_keys,
     parse_filters,

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from sci_etl_core.cli._records import InputRecord, read_records
 from sci_etl_core.ingest_protocol import IngestRecord
 

@@ -153,7 +153,8 @@ def search_command(
         typer.Argument(
             help=(
                 'The Boolean query: words, "phrases", prefix*, title:/abstract:/body: '
-                "scopes, NEAR(a b, 5), AND, OR, NOT or -word, and parentheses."
+                "scopes, NEAR(a b, 5), AND, OR, NOT or -word, and parentheses. Put a "
+                "query starting with - after --, as in: search --db DB -- -word."
             ),
         ),
     ],
