@@ -136,7 +136,9 @@ class _Parser:
     def parse_primary(self, depth: int) -> Node:
         lexeme = self.peek()
         if lexeme is None:
-            raise SearchQueryError("The query ends where a word was expected")
+            raise SearchQueryError(
+                "The query ends where a word was expected", position=len(self.text)
+            )
         if lexeme.kind in (Kind.AND, Kind.OR):
             raise SearchQueryError(
                 f"{lexeme.raw!r} needs a word, phrase or group before it",
@@ -181,10 +183,7 @@ class _Parser:
     def leaf(self, lexeme: Lexeme, fields: tuple[str, ...]) -> Node:
         if lexeme.kind is Kind.NEAR:
             return self.near(lexeme, fields)
-        quoted = lexeme.kind is Kind.PHRASE
-        at = lexeme.position + 1 if quoted else lexeme.position
-        node = _leaf(lexeme.text, lexeme.prefix, fields, at, lexeme.raw)
-        return node
+        return _leaf(lexeme.text, lexeme.prefix, fields, lexeme.position, lexeme.raw)
 
     def near(self, lexeme: Lexeme, fields: tuple[str, ...]) -> Near:
         operands = [_near_operand(operand) for operand in lexeme.operands]
