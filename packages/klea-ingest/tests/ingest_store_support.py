@@ -107,3 +107,75 @@ def s2_body(title: str, authors: list[str], year: int, journal: str) -> Any:
         "journal": {"name": journal},
         "venue": journal,
     }
+
+
+# -- store-phase helpers ----------------------------------------------------------------
+
+import hashlib  # noqa: E402
+import logging  # noqa: E402
+from pathlib import Path  # noqa: E402
+from types import SimpleNamespace  # noqa: E402
+
+from langchain_core.documents import Document  # noqa: E402
+from langchain_core.embeddings import Embeddings  # noqa: E402
+
+
+class CountingEmbeddings(Embeddings):
+    """Real embeddings, counting how many texts were embedded (to prove skips)."""
+
+    def __init__(self, inner: Embeddings) -> None:
+        self.inner = inner
+        self.embedded = 0
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Embed and count."""
+        self.embedded += len(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed a query (not counted)."""
+        return self.inner.embed_query(text)
+
+
+def minilm() -> Embeddings:
+    """The packaged all-MiniLM-L6-v2 model through klea-retrieval's loader (offline)."""
+    from klea_utils.stores.embedding_models import load_embeddings
+
+    return load_embeddings("huggingface:all-MiniLM-L6-v2", device="cpu")
+
+
+def make_builder(embeddings: Embeddings, batch: int = 4) -> SimpleNamespace:
+    """The attributes of a ``StoresBuilder`` the store phase uses."""
+    return SimpleNamespace(
+        embedding_model="huggingface:all-MiniLM-L6-v2",
+        logger=logging.getLogger("klea-test-store"),
+        embed_batch_size=batch,
+        store_dir=None,
+        embeddings=embeddings,
+        metadata_map_path=None,
+    )
+
+
+def write_source(
+    source: Path, name: str, paragraphs: list[str]
+) -> tuple[str, list[Document], Path]:
+    """Write a markdown source file and return its ``(file_hash, docs, path)`` result."""
+    path = source / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n\n".join(paragraphs), encoding="utf-8")
+    file_hash = hashlib.sha256(path.read_bytes()).hexdigest()
+    docs = [
+        Document(
+            page_content=text,
+            metadata={
+                "file_name": path.name,
+                "file_hash": file_hash,
+                "headings": ["Section"],
+                "title": f"Title of {path.stem}",
+                "authors": ["Ankur Sinha"],
+                "_sources": {"title": "x"},
+            },
+        )
+        for text in paragraphs
+    ]
+    return file_hash, docs, path

@@ -1,0 +1,132 @@
+"""Writing the BM25 corpus: pickled batches of chunk ``Document`` lists.
+
+The corpus file is read back by looping ``pickle.load`` until ``EOFError``; each load returns
+a list of documents. It is written to a temporary sibling and swapped in on success, so a
+crash never leaves a half corpus. On incremental runs the documents of files not seen in
+this run (vanished sources, left in the collection) are carried over from the previous
+corpus, so the corpus keeps matching the collection.
+
+A sidecar ``<corpus>.klea.json`` records which collection the corpus belongs to; a corpus
+of another collection, or one without a sidecar, is never silently overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+from klea_utils.stores._atomic import atomic_write_json
+from klea_utils.stores.ingest_exceptions import IngestError
+from langchain_core.documents import Document
+
+SIDECAR_SUFFIX = ".klea.json"
+"""Suffix of the sidecar naming the collection a corpus belongs to."""
+
+
+def sidecar_path(corpus_path: Path) -> Path:
+    """The sidecar file of ``corpus_path``."""
+    return corpus_path.with_name(corpus_path.name + SIDECAR_SUFFIX)
+
+
+def iter_corpus(path: Path) -> Iterator[Document]:
+    """Yield every document of a pickled-batches corpus."""
+    with Path(path).open("rb") as handle:
+        while True:
+            try:
+                batch = pickle.load(handle)
+            except EOFError:
+                return
+            yield from batch
+
+
+def read_corpus(path: Path) -> list[Document]:
+    """Every document of a pickled-batches corpus, as one list."""
+    return list(iter_corpus(path))
+
+
+class Bm25CorpusWriter:
+    """Stream documents into a BM25 corpus in pickled batches of ``batch_size``."""
+
+    def __init__(
+        self, path: Path, collection: str, store_uri: str, batch_size: int, *, force: bool
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.path = Path(path)
+        self.collection = collection
+        self.store_uri = store_uri
+        self.batch_size = batch_size
+        self.force = force
+        self._check_owner()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
+        )
+        self._tmp = Path(tmp)
+        self._handle: IO[bytes] = os.fdopen(fd, "wb")
+        self._buffer: list[Document] = []
+        self._seen: set[str] = set()
+        self.written = 0
+
+    def _check_owner(self) -> None:
+        if not self.path.exists():
+            return
+        sidecar = sidecar_path(self.path)
+        try:
+            owner = json.loads(sidecar.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise IngestError(
+                f"{self.path}: a BM25 corpus already exists and was not written by this tool "
+                f"(no {sidecar.name}); choose another --bm25-store path or remove it"
+            ) from None
+        except (OSError, ValueError) as exc:
+            raise IngestError(f"{sidecar}: unreadable BM25 corpus sidecar ({exc})") from exc
+        if owner.get("collection") != self.collection or owner.get("store_uri") != self.store_uri:
+            raise IngestError(
+                f"{self.path}: this BM25 corpus belongs to collection "
+                f"{owner.get('collection')!r} in {owner.get('store_uri')!r}, not "
+                f"{self.collection!r} in {self.store_uri!r}; choose another --bm25-store path"
+            )
+
+    def add(self, file_name: str, docs: list[Document]) -> None:
+        """Append one file's stored documents."""
+        self._seen.add(file_name)
+        self._buffer.extend(docs)
+        while len(self._buffer) >= self.batch_size:
+            self._dump(self._buffer[: self.batch_size])
+            self._buffer = self._buffer[self.batch_size :]
+
+    def _dump(self, batch: list[Document]) -> None:
+        if batch:
+            pickle.dump(batch, self._handle, protocol=pickle.HIGHEST_PROTOCOL)
+            self.written += len(batch)
+
+    def commit(self) -> None:
+        """Carry over unseen files' documents (unless forced), then swap the corpus in."""
+        if not self.force and self.path.exists():
+            for doc in iter_corpus(self.path):
+                if doc.metadata.get("file_name") not in self._seen:
+                    self._buffer.append(doc)
+                    if len(self._buffer) >= self.batch_size:
+                        self._dump(self._buffer)
+                        self._buffer = []
+        self._dump(self._buffer)
+        self._buffer = []
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+        self._handle.close()
+        os.replace(self._tmp, self.path)
+        atomic_write_json(
+            sidecar_path(self.path), {"collection": self.collection, "store_uri": self.store_uri}
+        )
+
+    def abort(self) -> None:
+        """Discard everything written in this run; the previous corpus stays."""
+        if not self._handle.closed:
+            self._handle.close()
+        self._tmp.unlink(missing_ok=True)

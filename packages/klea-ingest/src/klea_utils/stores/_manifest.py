@@ -1,0 +1,154 @@
+"""The store manifest: which files a collection holds, written atomically after each file.
+
+``<source>/.klea-cache/<collection>.manifest.json``::
+
+    {"version": 1, "collection": "papers", "store_uri": "chroma:/data/store",
+     "files": {"a.pdf": {"file_hash": "<sha256>", "chunks": 12, "complete": true}}}
+
+A file's entry is written with ``complete: false`` *before* its chunks are added and
+flipped to ``true`` once they all are, so a process killed mid-file leaves a marker: the
+next run deletes every id the file may have written and adds it again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from klea_utils.stores._atomic import atomic_write_json
+from klea_utils.stores.ingest_exceptions import IngestError
+from klea_utils.stores.utils import CACHE_DIR_NAME
+
+MANIFEST_VERSION = 1
+"""Format version written into every manifest."""
+
+_SAFE_NAME = re.compile(r"^[\w.\-]+$")
+_log = logging.getLogger(__name__)
+
+
+def manifest_path(source_dir: Path, collection_name: str) -> Path:
+    """``<source_dir>/.klea-cache/<collection>.manifest.json``.
+
+    Raises:
+        ValueError: When the collection name could escape the cache folder.
+    """
+    if not _SAFE_NAME.match(collection_name) or collection_name in {".", ".."}:
+        raise ValueError(
+            f"collection name {collection_name!r} may only use letters, digits, '_', '-' and '.'"
+        )
+    return Path(source_dir) / CACHE_DIR_NAME / f"{collection_name}.manifest.json"
+
+
+@dataclass(frozen=True)
+class ManifestEntry:
+    """One file of a collection: its content hash, chunk count, and whether all were added."""
+
+    file_hash: str
+    chunks: int
+    complete: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.file_hash:
+            raise ValueError("ManifestEntry.file_hash must be non-empty")
+        if self.chunks < 0:
+            raise ValueError(f"ManifestEntry.chunks must be >= 0, got {self.chunks}")
+
+    def ids(self, file_name: str) -> list[str]:
+        """The chunk ids this entry put in the collection."""
+        return chunk_ids(file_name, self.chunks)
+
+
+def chunk_ids(file_name: str, count: int) -> list[str]:
+    """Deterministic chunk ids ``<file_name>:<chunk_index>``."""
+    return [f"{file_name}:{index}" for index in range(count)]
+
+
+@dataclass
+class StoreManifest:
+    """The manifest of one collection, loaded from and saved to :attr:`path`."""
+
+    path: Path
+    collection: str
+    store_uri: str
+    files: dict[str, ManifestEntry] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, source_dir: Path, collection: str, store_uri: str) -> StoreManifest:
+        """Load the manifest, or start an empty one (also when it names another store).
+
+        Raises:
+            IngestError: When the manifest exists but cannot be parsed.
+        """
+        path = manifest_path(source_dir, collection)
+        empty = cls(path, collection, store_uri)
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return empty
+        except (OSError, ValueError) as exc:
+            raise IngestError(
+                f"{path}: unreadable store manifest ({exc}); delete it and rerun with --force"
+            ) from exc
+        if raw.get("store_uri") != store_uri:
+            _log.warning(
+                "%s: recorded for store %r, not %r; starting a fresh manifest",
+                path,
+                raw.get("store_uri"),
+                store_uri,
+            )
+            return empty
+        try:
+            files = {name: ManifestEntry(**entry) for name, entry in raw["files"].items()}
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise IngestError(f"{path}: malformed store manifest ({exc})") from exc
+        return cls(path, collection, store_uri, files)
+
+    def to_json(self) -> dict[str, Any]:
+        """The manifest as a JSON-ready dict."""
+        return {
+            "version": MANIFEST_VERSION,
+            "collection": self.collection,
+            "store_uri": self.store_uri,
+            "files": {
+                name: {"file_hash": e.file_hash, "chunks": e.chunks, "complete": e.complete}
+                for name, e in sorted(self.files.items())
+            },
+        }
+
+    def save(self) -> None:
+        """Write the manifest atomically."""
+        atomic_write_json(self.path, self.to_json())
+
+    def is_current(self, file_name: str, file_hash: str, chunks: int) -> bool:
+        """Whether the collection already holds exactly this version of the file."""
+        entry = self.files.get(file_name)
+        return (
+            entry is not None
+            and entry.complete
+            and entry.file_hash == file_hash
+            and (entry.chunks == chunks)
+        )
+
+    def begin(self, file_name: str, file_hash: str, chunks: int) -> list[str]:
+        """Mark a file in progress and save; return the ids to delete before adding it."""
+        old = self.files.get(file_name)
+        stale = 0 if old is None else old.chunks
+        if old is not None and not old.complete:
+            stale = max(stale, chunks)  # a crashed run may have written up to `chunks` ids
+        self.files[file_name] = ManifestEntry(file_hash, max(chunks, stale), complete=False)
+        self.save()
+        return chunk_ids(file_name, stale)
+
+    def commit(self, file_name: str, file_hash: str, chunks: int) -> None:
+        """Mark a file complete with ``chunks`` chunks and save."""
+        self.files[file_name] = ManifestEntry(file_hash, chunks, complete=True)
+        self.save()
+
+    def clear(self) -> None:
+        """Forget every file and save (after the collection was dropped)."""
+        self.files.clear()
+        self.save()

@@ -1,0 +1,217 @@
+"""store_all against real Chroma with the packaged MiniLM: incremental runs, force, BM25, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from ingest_store_support import CountingEmbeddings, make_builder, minilm, write_source
+from klea_utils.stores._bm25_corpus import read_corpus
+from klea_utils.stores.ingest_exceptions import IngestError, SourceLayoutError
+from klea_utils.stores.store_writer import store_all
+from klea_utils.stores.utils import instantiate_vector_store
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def embeddings() -> CountingEmbeddings:
+    return CountingEmbeddings(minilm())
+
+
+def _paras(tag: str, n: int) -> list[str]:
+    return [
+        f"{tag} paragraph {i} about dendrites, synapses and cortical columns." for i in range(n)
+    ]
+
+
+def _contents(store_dir: Path, collection: str, embeddings) -> dict[str, str]:
+    import logging
+
+    store = instantiate_vector_store(
+        f"chroma:{store_dir}", collection, embeddings, logging.getLogger("t")
+    )
+    got = store.get()
+    return dict(zip(got["ids"], got["documents"], strict=True))
+
+
+def test_incremental_lifecycle(tmp_path: Path, embeddings: CountingEmbeddings) -> None:
+    source, store_dir = tmp_path / "src", tmp_path / "store"
+    uri, bm25 = f"chroma:{store_dir}", tmp_path / "bm25.pkl"
+    builder = make_builder(embeddings)
+    results = [
+        write_source(source, "a.md", _paras("a", 3)),
+        write_source(source, "b.md", _paras("b", 5)),
+    ]
+
+    embeddings.embedded = 0
+    summary = store_all(builder, iter(results), uri, "papers", source, bm25_path=str(bm25))
+    assert summary.files_added == 2
+    assert summary.chunks_added == 8
+    assert embeddings.embedded == 8
+    contents = _contents(store_dir, "papers", embeddings)
+    assert sorted(contents) == sorted(
+        [f"a.md:{i}" for i in range(3)] + [f"b.md:{i}" for i in range(5)]
+    )
+    corpus = read_corpus(bm25)
+    assert len(corpus) == 8
+    meta = corpus[0].metadata
+    assert "_sources" not in meta
+    assert meta["authors"][:2] == ["Ankur Sinha", "ankur sinha"]
+    manifest = json.loads((source / ".klea-cache" / "papers.manifest.json").read_text())
+    assert manifest["files"]["b.md"] == {"file_hash": results[1][0], "chunks": 5, "complete": True}
+
+    # unchanged: nothing re-embedded
+    embeddings.embedded = 0
+    summary = store_all(builder, iter(results), uri, "papers", source, bm25_path=str(bm25))
+    assert summary.files_skipped == 2
+    assert embeddings.embedded == 0
+    assert len(read_corpus(bm25)) == 8
+
+    # b.md changed to fewer chunks: exactly the new chunks, no duplicates
+    results[1] = write_source(source, "b.md", _paras("b-new", 2))
+    embeddings.embedded = 0
+    summary = store_all(builder, iter(results), uri, "papers", source, bm25_path=str(bm25))
+    assert summary.files_replaced == 1
+    assert embeddings.embedded == 2
+    contents = _contents(store_dir, "papers", embeddings)
+    assert sorted(k for k in contents if k.startswith("b.md")) == ["b.md:0", "b.md:1"]
+    assert contents["b.md:0"].startswith("b-new")
+    assert len(contents) == 5
+
+    # a.md removed from the source: left alone in the collection and the corpus
+    (source / "a.md").unlink()
+    summary = store_all(builder, iter(results[1:]), uri, "papers", source, bm25_path=str(bm25))
+    assert summary.files_skipped == 1
+    assert "a.md:2" in _contents(store_dir, "papers", embeddings)
+    assert sorted(d.metadata["file_name"] for d in read_corpus(bm25)) == ["a.md"] * 3 + ["b.md"] * 2
+
+    # force: dropped and rebuilt from this run only
+    summary = store_all(
+        builder, iter(results[1:]), uri, "papers", source, force=True, bm25_path=str(bm25)
+    )
+    assert summary.files_added == 1
+    assert sorted(_contents(store_dir, "papers", embeddings)) == ["b.md:0", "b.md:1"]
+    assert len(read_corpus(bm25)) == 2
+
+
+def test_duplicate_names_refused_before_writing(tmp_path: Path, embeddings) -> None:
+    source = tmp_path / "src"
+    one = write_source(source, "x/same.md", _paras("one", 1))
+    two = write_source(source, "y/same.md", _paras("two", 1))
+    with pytest.raises(SourceLayoutError) as info:
+        store_all(make_builder(embeddings), [one, two], f"chroma:{tmp_path / 's'}", "c", source)
+    assert str(source / "x" / "same.md") in str(info.value)
+    assert str(source / "y" / "same.md") in str(info.value)
+    assert not (source / ".klea-cache" / "c.manifest.json").exists()
+
+
+def test_foreign_bm25_corpus_is_not_overwritten(tmp_path: Path, embeddings) -> None:
+    source = tmp_path / "src"
+    res = [write_source(source, "a.md", _paras("a", 1))]
+    bm25 = tmp_path / "bm25.pkl"
+    uri = f"chroma:{tmp_path / 's'}"
+    store_all(make_builder(embeddings), res, uri, "one", source, bm25_path=str(bm25))
+    before = bm25.read_bytes()
+    with pytest.raises(IngestError, match="belongs to collection 'one'"):
+        store_all(make_builder(embeddings), res, uri, "two", source, bm25_path=str(bm25))
+    assert bm25.read_bytes() == before
+    other = tmp_path / "other.pkl"
+    other.write_bytes(b"someone else's")
+    with pytest.raises(IngestError, match="not written by this tool"):
+        store_all(make_builder(embeddings), res, uri, "one", source, bm25_path=str(other))
+
+
+def test_bad_collection_name(tmp_path: Path, embeddings) -> None:
+    with pytest.raises(ValueError, match=r"collection name '\.\./x'"):
+        store_all(make_builder(embeddings), [], f"chroma:{tmp_path}", "../x", tmp_path)
+
+
+def test_fts5_index_written(tmp_path: Path, embeddings) -> None:
+    import asyncio
+
+    from sci_etl_core.search import AsyncSqliteFts5Store
+
+    source = tmp_path / "src"
+    res = [
+        write_source(source, "a.md", _paras("alpha", 2)),
+        write_source(source, "b.md", ["zebra stripes"]),
+    ]
+    fts = tmp_path / "lex.sqlite"
+    summary = store_all(
+        make_builder(embeddings),
+        res,
+        f"chroma:{tmp_path / 's'}",
+        "coll",
+        source,
+        fts5_path=str(fts),
+    )
+    assert summary.fts5_chunks == 3
+
+    async def count() -> int:
+        store = AsyncSqliteFts5Store(fts)
+        try:
+            return await store.count()
+        finally:
+            await store.aclose()
+
+    assert asyncio.run(count()) == 3
+
+
+_CRASH_SCRIPT = """
+import sys, time
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from ingest_store_support import make_builder, minilm, write_source
+from klea_utils.stores.store_writer import store_all
+
+class Slow:
+    def __init__(self, inner): self.inner = inner
+    def embed_documents(self, texts):
+        time.sleep(0.3)
+        return self.inner.embed_documents(texts)
+    def embed_query(self, text): return self.inner.embed_query(text)
+
+source = Path(sys.argv[1])
+def chunks(i):
+    return [f"file {{i}} chunk {{j}} text" for j in range(4)]
+results = [write_source(source, f"f{{i}}.md", chunks(i)) for i in range(6)]
+emb = minilm() if sys.argv[3] == "fast" else Slow(minilm())
+store_all(make_builder(emb, batch=2), iter(results), sys.argv[2], sys.argv[4], source)
+"""
+
+
+def test_kill_during_store_then_rerun_converges(tmp_path: Path, embeddings) -> None:
+    script = tmp_path / "run_store.py"
+    script.write_text(_CRASH_SCRIPT.format(tests=str(Path(__file__).parent)))
+    source, uri = tmp_path / "src", f"chroma:{tmp_path / 'store'}"
+    manifest = source / ".klea-cache" / "crash.manifest.json"
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(source), uri, "slow", "crash"], env=env
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if manifest.exists() and '"complete": true' in manifest.read_text():
+            break
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done = json.loads(manifest.read_text())["files"]
+    assert 0 < sum(e["complete"] for e in done.values()) < 6
+    subprocess.run(
+        [sys.executable, str(script), str(source), uri, "fast", "crash"], env=env, check=True
+    )
+    subprocess.run(
+        [sys.executable, str(script), str(source), uri, "fast", "clean"], env=env, check=True
+    )
+    crashed = _contents(tmp_path / "store", "crash", embeddings)
+    clean = _contents(tmp_path / "store", "clean", embeddings)
+    assert crashed == clean
+    assert len(clean) == 24
