@@ -205,12 +205,14 @@ def test_kill_during_store_then_rerun_converges(tmp_path: Path, embeddings) -> N
     proc.wait()
     done = json.loads(manifest.read_text())["files"]
     assert 0 < sum(e["complete"] for e in done.values()) < 6
-    subprocess.run(
-        [sys.executable, str(script), str(source), uri, "fast", "crash"], env=env, check=True
-    )
-    subprocess.run(
-        [sys.executable, str(script), str(source), uri, "fast", "clean"], env=env, check=True
-    )
+
+    def results():
+        chunks = [[f"file {i} chunk {j} text" for j in range(4)] for i in range(6)]
+        return [write_source(source, f"f{i}.md", chunks[i]) for i in range(6)]
+
+    builder = make_builder(embeddings, batch=2)
+    store_all(builder, iter(results()), uri, "crash", source)  # the rerun after the kill
+    store_all(builder, iter(results()), uri, "clean", source)
     crashed = _contents(tmp_path / "store", "crash", embeddings)
     clean = _contents(tmp_path / "store", "clean", embeddings)
     assert crashed == clean

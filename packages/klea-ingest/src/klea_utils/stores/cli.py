@@ -1,0 +1,366 @@
+"""``klea-stores-create``: build vector, BM25 and FTS5 stores from a folder of documents.
+
+The review workflow::
+
+    klea-stores-create pre-check papers/ --organise     # which PDFs need OCR
+    klea-stores-create chunk papers/                    # convert, chunk, write the template
+    cp papers/.klea-cache/metadata-map.template.json metadata-map.json   # then edit it
+    klea-stores-create map-lint papers/ --metadata-map metadata-map.json
+    klea-stores-create store papers/ --metadata-map metadata-map.json \\
+        --store chroma:stores/papers --collection papers --bm25-store stores/papers.bm25
+    klea-stores-create store-lint --bm25-store stores/papers.bm25
+
+``build`` runs chunk and store in one go, without the review step.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from klea_utils.stores.exceptions import KleaStoresError
+
+__all__ = ["app", "main"]
+
+DEFAULT_MODEL = "huggingface:all-MiniLM-L6-v2"
+"""Default embedding model: the packaged all-MiniLM-L6-v2, which works offline."""
+
+_HELP = """Build vector, BM25 and FTS5 stores from a folder of documents.
+
+Review workflow, from a raw folder to a queried store:
+
+1. pre-check SOURCE [--organise]: find the PDFs that need OCR (copies them into ocr/ and no-ocr/).
+
+2. chunk SOURCE: convert and chunk every file into SOURCE/.klea-cache and write the metadata-map template SOURCE/.klea-cache/metadata-map.template.json.
+
+3. Copy the template (e.g. to metadata-map.json) and edit it: fix each file's DEFAULT bibliographic fields; fill a heading entry only where a section needs its own metadata.
+
+4. map-lint SOURCE --metadata-map metadata-map.json: check the map (exit code 1 on problems).
+
+5. store SOURCE --metadata-map metadata-map.json --store chroma:DIR --collection NAME [--bm25-store FILE]: embed and write; reruns only re-embed changed files.
+
+6. store-lint --bm25-store FILE: check the stored corpus and review sample chunks.
+
+build SOURCE --store ... --collection ... does steps 2 and 5 without the review. Exit code 1 means something needs attention. """
+
+app = typer.Typer(name="klea-stores-create", help=_HELP, no_args_is_help=True, add_completion=False)
+
+Source = Annotated[
+    Path,
+    typer.Argument(exists=True, file_okay=False, dir_okay=True, help="Folder of source documents."),
+]
+Debug = Annotated[bool, typer.Option("--debug", help="Verbose (DEBUG) logging.")]
+Model = Annotated[
+    str,
+    typer.Option("--model", help="Embedding model spec (default: the packaged MiniLM, offline)."),
+]
+MaxTokens = Annotated[int, typer.Option("--max-tokens", min=1, help="Maximum tokens per chunk.")]
+Ocr = Annotated[bool, typer.Option("--ocr/--no-ocr", help="Run OCR on scanned PDFs.")]
+Force = Annotated[bool, typer.Option("--force", help="Re-process everything.")]
+MemLimit = Annotated[
+    int,
+    typer.Option(
+        "--worker-mem-limit", min=0, help="Max RSS per conversion worker in bytes (0: no cap)."
+    ),
+]
+WorkerBatch = Annotated[
+    int, typer.Option("--worker-batch-size", min=1, help="Max files per conversion worker.")
+]
+MapPath = Annotated[
+    Path | None,
+    typer.Option("--metadata-map", help="Reviewed metadata map (default: the generated template)."),
+]
+StoreUri = Annotated[
+    str, typer.Option("--store", help="Vector store URI: chroma:DIR, qdrant:DIR|URL, pgvector:URL.")
+]
+Collection = Annotated[str, typer.Option("--collection", help="Collection name.")]
+Bm25 = Annotated[Path | None, typer.Option("--bm25-store", help="Write the BM25 corpus here.")]
+Fts5 = Annotated[Path | None, typer.Option("--fts5-store", help="Also write an FTS5 index here.")]
+EmbedBatch = Annotated[
+    int, typer.Option("--embed-batch-size", min=1, help="Chunks embedded per add_documents call.")
+]
+
+
+def _logger(debug: bool) -> logging.Logger:
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.INFO,
+        format="%(levelname)s %(message)s",
+        stream=sys.stderr,
+        force=True,
+    )
+    return logging.getLogger("klea-stores-create")
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(1)
+
+
+def _store_dir(store_uri: str) -> Path | None:
+    scheme, _, location = store_uri.partition(":")
+    if (
+        scheme in {"chroma", "qdrant"}
+        and location
+        and not location.startswith(("http://", "https://"))
+    ):
+        return Path(location).resolve()
+    return None
+
+
+def _builder(
+    model: str,
+    logger: logging.Logger,
+    *,
+    max_tokens: int = 450,
+    do_ocr: bool = True,
+    embed_batch_size: int = 256,
+    store_uri: str | None = None,
+) -> Any:
+    from klea_utils.stores.ingestion import StoresBuilder
+
+    return StoresBuilder(
+        model,
+        logger,
+        max_tokens=max_tokens,
+        do_ocr=do_ocr,
+        embed_batch_size=embed_batch_size,
+        store_dir=_store_dir(store_uri) if store_uri else None,
+    )
+
+
+def _run(step: Any) -> None:
+    """Run ``step``; report library errors as one line and exit 1."""
+    try:
+        step()
+    except typer.Exit:
+        raise
+    except (KleaStoresError, ValueError, FileNotFoundError, NotADirectoryError) as exc:
+        raise _fail(str(exc)) from exc
+
+
+@app.command("pre-check")
+def pre_check(
+    source: Source,
+    organise: Annotated[
+        bool, typer.Option("--organise", help="Copy files into ocr/ and no-ocr/.")
+    ] = False,
+    debug: Debug = False,
+) -> None:
+    """Classify the PDFs under SOURCE as text or scanned (needing OCR)."""
+    from klea_utils.stores.precheck import (
+        classify_directory,
+        format_precheck_report,
+        organise_directory,
+    )
+
+    _logger(debug)
+
+    def step() -> None:
+        classes = classify_directory(source)
+        typer.echo(format_precheck_report(classes))
+        if organise:
+            ocr_dir, no_ocr_dir = organise_directory(source, classes)
+            typer.echo(f"Copied scanned PDFs to {ocr_dir} and everything else to {no_ocr_dir}")
+
+    _run(step)
+
+
+def _chunk(builder: Any, source: Path, force: bool, mem: int, batch: int) -> dict[str, Any]:
+    return dict(
+        builder.chunk_all(
+            source.resolve(), force=force, worker_mem_limit=mem or None, worker_batch_size=batch
+        )
+    )
+
+
+@app.command()
+def chunk(
+    source: Source,
+    max_tokens: MaxTokens = 450,
+    ocr: Ocr = True,
+    force: Force = False,
+    worker_mem_limit: MemLimit = 4 * 1024**3,
+    worker_batch_size: WorkerBatch = 200,
+    model: Model = DEFAULT_MODEL,
+    debug: Debug = False,
+) -> None:
+    """Convert and chunk SOURCE into its cache and write the metadata-map template."""
+    from klea_utils.stores._source_files import find_source_files
+    from klea_utils.stores.map_lint import format_metadata_lint_report, lint_metadata_map
+    from klea_utils.stores.metadata_map import write_heading_template
+
+    logger = _logger(debug)
+
+    def step() -> None:
+        builder = _builder(model, logger, max_tokens=max_tokens, do_ocr=ocr)
+        headings = _chunk(builder, source, force, worker_mem_limit, worker_batch_size)
+        path = write_heading_template(headings, source.resolve(), logger)
+        typer.echo(format_metadata_lint_report(lint_metadata_map(headings)))
+        files = find_source_files(source.resolve(), store_dir=None)
+        failed = sorted(p.name for p in files if p.name not in headings)
+        typer.echo(f"Chunked {len(headings)} of {len(files)} file(s).")
+        if path is not None:
+            typer.echo(f"Template: {path}")
+            typer.echo("Next: copy it, edit it, then run map-lint and store with --metadata-map.")
+        if failed:
+            raise _fail(f"{len(failed)} file(s) produced no chunks: {', '.join(failed)}")
+
+    _run(step)
+
+
+@app.command("map-lint")
+def map_lint(source: Source, metadata_map: MapPath = None, debug: Debug = False) -> None:
+    """Check a metadata map against the files in SOURCE."""
+    from klea_utils.stores._source_files import find_source_files
+    from klea_utils.stores.map_lint import format_metadata_lint_report, lint_metadata_map
+    from klea_utils.stores.metadata_map import load_metadata_map, template_path
+
+    _logger(debug)
+
+    def step() -> None:
+        path = metadata_map or template_path(source)
+        data = load_metadata_map(path)
+        files = find_source_files(source.resolve(), metadata_map_path=path.resolve())
+        report = lint_metadata_map(data, [p.name for p in files])
+        typer.echo(format_metadata_lint_report(report))
+        if report["missing_keys"] or report["issues"]:
+            raise typer.Exit(1)
+
+    _run(step)
+
+
+def _report_store(summary: Any, missing: list[Path]) -> None:
+    typer.echo(f"Summary: {summary.describe()}")
+    if missing:
+        names = ", ".join(p.name for p in missing)
+        raise _fail(f"{len(missing)} file(s) had no cached chunks and were not stored: {names}")
+
+
+@app.command()
+def store(
+    source: Source,
+    store_uri: StoreUri,
+    collection: Collection,
+    metadata_map: MapPath = None,
+    bm25_store: Bm25 = None,
+    fts5_store: Fts5 = None,
+    embed_batch_size: EmbedBatch = 256,
+    force: Force = False,
+    model: Model = DEFAULT_MODEL,
+    debug: Debug = False,
+) -> None:
+    """Embed the cached chunks of SOURCE into a vector store (incremental)."""
+    from klea_utils.stores.store_writer import load_and_fold_results, store_all
+
+    logger = _logger(debug)
+
+    def step() -> None:
+        builder = _builder(model, logger, embed_batch_size=embed_batch_size, store_uri=store_uri)
+        results = load_and_fold_results(builder, source, metadata_map)
+        summary = store_all(
+            builder,
+            results,
+            store_uri,
+            collection,
+            source.resolve(),
+            force=force,
+            bm25_path=str(bm25_store) if bm25_store else None,
+            fts5_path=str(fts5_store) if fts5_store else None,
+        )
+        _report_store(summary, results.missing)
+
+    _run(step)
+
+
+@app.command("store-lint")
+def store_lint(
+    bm25_store: Annotated[
+        Path, typer.Option("--bm25-store", exists=True, dir_okay=False, help="BM25 corpus.")
+    ],
+    samples: Annotated[
+        int, typer.Option("--samples", min=0, help="Sampling locations to show.")
+    ] = 3,
+    debug: Debug = False,
+) -> None:
+    """Check a stored chunk corpus (the BM25 corpus) and show sample chunks."""
+    from klea_utils.stores._bm25_corpus import read_corpus
+    from klea_utils.stores.postcheck import (
+        format_store_lint_report,
+        lint_store,
+        select_sample_windows,
+    )
+
+    _logger(debug)
+
+    def step() -> None:
+        try:
+            docs = read_corpus(bm25_store)
+        except Exception as exc:  # unpickling garbage raises many kinds of errors
+            raise _fail(f"{bm25_store}: not a BM25 corpus ({exc})") from exc
+        report = lint_store(docs)
+        typer.echo(format_store_lint_report(report, select_sample_windows(docs, samples)))
+        keys = ("empty", "missing_metadata", "no_file_name", "invalid_content", "invalid_year")
+        if any(report[k] for k in keys):
+            raise typer.Exit(1)
+
+    _run(step)
+
+
+@app.command()
+def build(
+    source: Source,
+    store_uri: StoreUri,
+    collection: Collection,
+    metadata_map: MapPath = None,
+    bm25_store: Bm25 = None,
+    fts5_store: Fts5 = None,
+    max_tokens: MaxTokens = 450,
+    ocr: Ocr = True,
+    force: Force = False,
+    worker_mem_limit: MemLimit = 4 * 1024**3,
+    worker_batch_size: WorkerBatch = 200,
+    embed_batch_size: EmbedBatch = 256,
+    model: Model = DEFAULT_MODEL,
+    debug: Debug = False,
+) -> None:
+    """Chunk and store SOURCE in one go (no review step unless --metadata-map is given)."""
+    from klea_utils.stores.store_writer import build as build_stores
+
+    logger = _logger(debug)
+
+    def step() -> None:
+        builder = _builder(
+            model,
+            logger,
+            max_tokens=max_tokens,
+            do_ocr=ocr,
+            embed_batch_size=embed_batch_size,
+            store_uri=store_uri,
+        )
+        summary = build_stores(
+            builder,
+            source,
+            store_uri,
+            collection,
+            force=force,
+            metadata_map_path=metadata_map,
+            bm25_path=str(bm25_store) if bm25_store else None,
+            worker_mem_limit=worker_mem_limit or None,
+            worker_batch_size=worker_batch_size,
+            fts5_path=str(fts5_store) if fts5_store else None,
+        )
+        _report_store(summary, summary.missing_files)
+
+    _run(step)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()
