@@ -32,19 +32,26 @@ _HELP = """Build vector, BM25 and FTS5 stores from a folder of documents.
 
 Review workflow, from a raw folder to a queried store:
 
-1. pre-check SOURCE [--organise]: find the PDFs that need OCR (copies them into ocr/ and no-ocr/).
+1. pre-check SOURCE [--organise]: find the PDFs that need OCR (copies them into ocr/ and \
+no-ocr/).
 
-2. chunk SOURCE: convert and chunk every file into SOURCE/.klea-cache and write the metadata-map template SOURCE/.klea-cache/metadata-map.template.json.
+2. chunk SOURCE: convert and chunk every file into SOURCE/.klea-cache and write the \
+metadata-map template SOURCE/.klea-cache/metadata-map.template.json.
 
-3. Copy the template (e.g. to metadata-map.json) and edit it: fix each file's DEFAULT bibliographic fields; fill a heading entry only where a section needs its own metadata.
+3. Copy the template (e.g. to metadata-map.json) and edit it: fix each file's DEFAULT \
+bibliographic fields; fill a heading entry only where a section needs its own metadata.
 
-4. map-lint SOURCE --metadata-map metadata-map.json: check the map (exit code 1 on problems).
+4. map-lint SOURCE --metadata-map metadata-map.json: check the map (exit code 1 on \
+problems).
 
-5. store SOURCE --metadata-map metadata-map.json --store chroma:DIR --collection NAME [--bm25-store FILE]: embed and write; reruns only re-embed changed files.
+5. store SOURCE --metadata-map metadata-map.json --store chroma:DIR --collection NAME \
+[--bm25-store FILE]: embed and write; reruns only re-embed changed files.
 
 6. store-lint --bm25-store FILE: check the stored corpus and review sample chunks.
 
-build SOURCE --store ... --collection ... does steps 2 and 5 without the review. Exit code 1 means something needs attention. """
+build SOURCE --store ... --collection ... does steps 2 and 5 without the review. Exit code \
+1 means something needs attention.
+"""
 
 app = typer.Typer(name="klea-stores-create", help=_HELP, no_args_is_help=True, add_completion=False)
 
