@@ -166,26 +166,15 @@ def write_scanned_pdf(path: Path, lines: list[str], *, scale: float = 3.0) -> Pa
 
 
 def write_zero_page_pdf(path: Path) -> Path:
-    """Write a syntactically valid PDF whose page tree holds no pages."""
+    """Write a well-formed PDF whose page tree holds no pages (saved by PDFium itself)."""
+    import pypdfium2 as pdfium
+
     path = _prepare(path)
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [] /Count 0 >>",
-    ]
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    for offset in offsets:
-        out.write(b"%010d 00000 n \n" % offset)
-    out.write(
-        b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    )
-    path.write_bytes(out.getvalue())
+    pdf = pdfium.PdfDocument.new()
+    try:
+        pdf.save(str(path))
+    finally:
+        pdf.close()
     return path
 
 

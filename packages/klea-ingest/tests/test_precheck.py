@@ -16,7 +16,6 @@ from ingest_corpus import (
     write_text_pdf,
     write_zero_page_pdf,
 )
-
 from klea_utils.stores import precheck
 from klea_utils.stores.precheck import (
     IMAGE_PAGE_CHAR_THRESHOLD,
@@ -42,7 +41,8 @@ def test_documented_constants() -> None:
 def test_text_pdf_needs_no_ocr(tmp_path: Path) -> None:
     result = classify_pdf(write_text_pdf(tmp_path / "t.pdf", "Title", sample_paragraphs(3)))
     assert not result.needs_ocr
-    assert result.stats.pages == 1 and result.stats.image_pages == 0
+    assert result.stats.pages == 1
+    assert result.stats.image_pages == 0
     assert result.stats.total_chars > 300
 
 
@@ -111,7 +111,8 @@ def test_classify_directory_logs_progress_and_skips_artifacts(
     assert len(progress) == 3  # every file for a small corpus
     assert "3/3" in progress[-1].getMessage()
     report = format_precheck_report(result)
-    assert "PDFs checked: 3" in report and "needing OCR: 1" in report
+    assert "PDFs checked: 3" in report
+    assert "needing OCR: 1" in report
     assert "b/paper.pdf" in report
 
 
@@ -122,10 +123,12 @@ def test_organise_copies_and_keeps_relative_paths(corpus: Path, tmp_path: Path) 
     shutil.copytree(corpus, src)
     before = sorted(p.relative_to(src) for p in src.rglob("*") if p.is_file())
     ocr_dir, no_ocr_dir = organise_directory(src)
-    assert ocr_dir == src / "ocr" and no_ocr_dir == src / "no-ocr"
+    assert ocr_dir == src / "ocr"
+    assert no_ocr_dir == src / "no-ocr"
     assert (ocr_dir / "b" / "paper.pdf").read_bytes() == (src / "b" / "paper.pdf").read_bytes()
     assert (no_ocr_dir / "a" / "paper.pdf").read_bytes() == (src / "a" / "paper.pdf").read_bytes()
-    assert (no_ocr_dir / "top.pdf").is_file() and (no_ocr_dir / "notes.md").is_file()
+    assert (no_ocr_dir / "top.pdf").is_file()
+    assert (no_ocr_dir / "notes.md").is_file()
     assert not (no_ocr_dir / ".klea-cache").exists()
     # originals untouched (copied, never moved); re-running is idempotent
     after = sorted(

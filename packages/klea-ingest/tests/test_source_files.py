@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from klea_utils.stores import _source_files
 from klea_utils.stores._source_files import find_source_files, supported_extensions
 

@@ -12,6 +12,7 @@ Every other format uses Docling's own model-free backends.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,6 +91,15 @@ class _PdfCheck:
     pages: int
 
 
+_EMPTY_PAGE_TREE = re.compile(rb"/Count\s*0\b")
+_PAGE_OBJECT = re.compile(rb"/Type\s*/Page(?![a-zA-Z])")
+
+
+def _has_empty_page_tree(path: Path) -> bool:
+    data = path.read_bytes()
+    return bool(_EMPTY_PAGE_TREE.search(data)) and not _PAGE_OBJECT.search(data)
+
+
 def _check_pdf(path: Path) -> _PdfCheck:
     """Open ``path`` with pypdfium2, raising a named error for junk, truncated, empty PDFs."""
     import pypdfium2 as pdfium
@@ -103,6 +113,9 @@ def _check_pdf(path: Path) -> _PdfCheck:
     try:
         pdf = pdfium.PdfDocument(str(path))
     except Exception as exc:
+        if _has_empty_page_tree(path):
+            # PDFium refuses a document without pages (with a stale or "success" reason).
+            raise ConversionError(path, "the PDF has zero pages") from exc
         raise ConversionError(
             path, f"the PDF is damaged or truncated and cannot be opened ({exc})"
         ) from exc

@@ -185,9 +185,10 @@ def convert_batch_worker(
     Returns:
         The list of results when ``queue`` is ``None``, else ``None``.
     """
-    logging.basicConfig(level=config.log_level)
     logger = logging.getLogger("klea_utils.stores.chunk_worker")
-    logger.setLevel(config.log_level)
+    if queue is not None:  # a spawned worker: configure its own logging
+        logging.basicConfig(level=config.log_level)
+        logger.setLevel(config.log_level)
     processor = _build_processor(config, logger)
     results: list[ChunkItemResult] = []
 
