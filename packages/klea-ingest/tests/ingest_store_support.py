@@ -179,3 +179,20 @@ def write_source(
         for text in paragraphs
     ]
     return file_hash, docs, path
+
+
+def query_store(store_uri: str, collection: str, query: str, k: int = 3) -> list[Document]:
+    """Query a stored collection through klea-retrieval's ``VSRetriever`` manager."""
+    from klea_utils.stores.config import PerDomainConfig, RetrieverConfig, VectorStoreInfo
+    from klea_utils.stores.retrieval.vs import VSRetriever
+
+    config = RetrieverConfig(
+        domains={
+            "d": PerDomainConfig(vector_stores=[VectorStoreInfo(name=collection, path=store_uri)])
+        }
+    )
+    manager = VSRetriever(
+        config, logging.getLogger("klea-test-query"), "huggingface:all-MiniLM-L6-v2", default_k=k
+    )
+    manager.setup()
+    return [doc for doc, _ in manager.retrieve("d", query)]
