@@ -1,0 +1,91 @@
+"""build() from a generated corpus into Chroma, Qdrant (local) and PGVector, queried back."""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from ingest_corpus import (
+    sample_paragraphs,
+    write_docx,
+    write_html,
+    write_markdown,
+    write_scanned_pdf,
+    write_text_pdf,
+)
+from ingest_store_support import query_store
+from klea_utils.stores.ingestion import StoresBuilder
+from klea_utils.stores.store_writer import build
+
+pytestmark = pytest.mark.slow
+MODEL = "huggingface:all-MiniLM-L6-v2"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    src = tmp_path_factory.mktemp("corpus")
+    write_markdown(src / "alpha.md", "Alpha Dendrites", sample_paragraphs(3, seed=1))
+    write_html(src / "beta.html", "Beta Synapses", sample_paragraphs(3, seed=2))
+    write_docx(src / "gamma.docx", "Gamma Cortex", sample_paragraphs(3, seed=3))
+    write_text_pdf(src / "delta.pdf", "Delta Plasticity", sample_paragraphs(3, seed=4))
+    write_scanned_pdf(
+        src / "scan.pdf", ["Scanned Hippocampus Report", "place cells fire in sequence"]
+    )
+    return src
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    with tempfile.TemporaryDirectory(prefix="klea-ingest-pg-", ignore_cleanup_errors=True) as d:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+            import pgserver
+
+            server = pgserver.get_server(Path(d) / "pgdata", cleanup_mode="stop")
+        server.psql("CREATE EXTENSION IF NOT EXISTS vector;")
+        yield server.get_uri()
+        server.cleanup()
+
+
+def _builder() -> StoresBuilder:
+    return StoresBuilder(
+        MODEL, logging.getLogger("klea-test-build"), max_tokens=200, embed_batch_size=8
+    )
+
+
+EXPECTED = {"alpha.md", "beta.html", "gamma.docx", "delta.pdf"}
+
+
+def _check(store_uri: str, collection: str, summary) -> None:
+    stored = {p.name for p in summary.missing_files}
+    assert not (EXPECTED & stored), summary.missing_files
+    assert summary.files_added >= 4
+    hits = query_store(store_uri, collection, "Gamma Cortex", k=10)
+    names = {h.metadata["file_name"] for h in hits}
+    assert names <= EXPECTED | {"scan.pdf"}
+    assert "gamma.docx" in names
+    for hit in hits:
+        assert hit.metadata["file_hash"]
+        assert "_sources" not in hit.metadata
+
+
+def test_build_chroma_qdrant_pgvector(corpus: Path, tmp_path: Path, pg_url: str) -> None:
+    uris = [
+        f"chroma:{tmp_path / 'chroma'}",
+        f"qdrant:{tmp_path / 'qdrant'}",
+        f"pgvector:{pg_url}",
+    ]
+    for uri in uris:
+        summary = build(
+            _builder(), corpus, uri, "papers", bm25_path=str(tmp_path / f"{uri[:6]}.bm25")
+        )
+        _check(uri, "papers", summary)
+        again = build(
+            _builder(), corpus, uri, "papers", bm25_path=str(tmp_path / f"{uri[:6]}.bm25")
+        )
+        assert again.chunks_added == 0
+        assert again.files_skipped == summary.files_added
