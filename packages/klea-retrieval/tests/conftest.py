@@ -1,6 +1,7 @@
 """Session fixtures for klea-retrieval tests: real backends and embeddings.
 
-Fixtures (all session-scoped, started on first use only):
+Fixtures (all session-scoped, started on first use only; their data lives in
+``backend_root``, a private temporary folder removed at the end of the session):
 
 - ``pg_url`` — a real PostgreSQL with the ``vector`` extension, started from the PyPI
   package ``pgserver==0.1.4`` in a temporary folder; yields a
@@ -19,6 +20,7 @@ Fixtures (all session-scoped, started on first use only):
 
 from __future__ import annotations
 
+import tempfile
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +31,18 @@ from retrieval_backends import HashEmbeddings, MiniLMEmbeddings, load_minilm_emb
 
 
 @pytest.fixture(scope="session")
-def pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def backend_root() -> Iterator[Path]:
+    """A private folder for the backends' data, removed at the end of the session.
+
+    Not under pytest's ``tmp_path_factory``: pytest prunes old ``pytest-N`` folders when
+    another session starts, which would pull a running server's data from under it.
+    """
+    with tempfile.TemporaryDirectory(prefix="klea-backends-", ignore_cleanup_errors=True) as d:
+        yield Path(d)
+
+
+@pytest.fixture(scope="session")
+def pg_url(backend_root: Path) -> Iterator[str]:
     """URL of a session-wide PostgreSQL server with pgvector (``postgresql+psycopg://``)."""
     with warnings.catch_warnings():
         # pgserver asks platformdirs for a runtime folder at import time, which warns
@@ -37,7 +50,7 @@ def pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
         import pgserver
 
-        server = pgserver.get_server(tmp_path_factory.mktemp("pgdata"), cleanup_mode="stop")
+        server = pgserver.get_server(backend_root / "pgdata", cleanup_mode="stop")
     server.psql("CREATE EXTENSION IF NOT EXISTS vector;")
     uri: str = server.get_uri()
     yield uri.replace("postgresql://", "postgresql+psycopg://", 1)
@@ -45,15 +58,19 @@ def pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def chroma_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def chroma_dir(backend_root: Path) -> Path:
     """An empty folder for persistent Chroma stores."""
-    return tmp_path_factory.mktemp("chroma")
+    folder = backend_root / "chroma"
+    folder.mkdir()
+    return folder
 
 
 @pytest.fixture(scope="session")
-def qdrant_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def qdrant_path(backend_root: Path) -> Path:
     """A folder for Qdrant local mode (open it only through ``qdrant_client``)."""
-    return tmp_path_factory.mktemp("qdrant")
+    folder = backend_root / "qdrant"
+    folder.mkdir()
+    return folder
 
 
 @pytest.fixture(scope="session")

@@ -138,7 +138,10 @@ class FilterFieldInfo(BaseModel):
 
 def _duplicates(names: Iterable[str]) -> list[str]:
     seen: set[str] = set()
-    return sorted({n for n in names if n in seen or seen.add(n)})
+    repeated: set[str] = set()
+    for name in names:
+        (repeated if name in seen else seen).add(name)
+    return sorted(repeated)
 
 
 class PerDomainConfig(BaseModel):

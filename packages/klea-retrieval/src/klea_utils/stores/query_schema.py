@@ -167,11 +167,9 @@ def _build(key: tuple[tuple[str, str, str], ...]) -> type[BaseModel]:
         f.name: (_TYPES[f.value_type], Field(default=None, description=f.description))
         for f in fields
     }
-    model = create_model(  # type: ignore[call-overload]
-        "RetrievalQuery", __base__=RetrievalQueryOutput, **definitions
-    )
+    model = create_model("RetrievalQuery", __base__=RetrievalQueryOutput, **definitions)
     model.filter_fields = fields
-    return model  # type: ignore[no-any-return]
+    return model
 
 
 def build_retrieval_query_schema(fields: list[FilterFieldInfo]) -> type[BaseModel]:
