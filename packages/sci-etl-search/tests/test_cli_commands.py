@@ -175,16 +175,19 @@ def test_lexical_json_hits_carry_ranks_and_highlights(corpus: Path) -> None:
     data = search_json(corpus, "dwarf galaxies", "--mode", "lexical")
     assert data["query"] == "dwarf galaxies"
     assert data["mode"] == "lexical"
-    assert data["degraded"] == [] and data["skipped"] == []
+    assert data["degraded"] == []
+    assert data["skipped"] == []
     hits = data["hits"]
     assert isinstance(hits, list)
     assert [hit["rank"] for hit in hits] == list(range(1, len(hits) + 1))
     assert hits[0]["record_id"] == "dwarf-halos"
-    assert hits[0]["lexical_rank"] == 1 and hits[0]["semantic_rank"] is None
+    assert hits[0]["lexical_rank"] == 1
+    assert hits[0]["semantic_rank"] is None
     assert hits[0]["metadata"]["year"] == 2021
     for snippet in hits[0]["snippets"]:
         words = {snippet["text"][start:end].lower() for start, end in snippet["highlights"]}
-        assert words and words <= {"dwarf", "galaxies"}
+        assert words
+        assert words <= {"dwarf", "galaxies"}
 
 
 def test_human_output_shows_rank_title_and_highlighted_snippet(corpus: Path) -> None:
