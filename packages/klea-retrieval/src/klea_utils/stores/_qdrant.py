@@ -6,9 +6,9 @@ string id to :func:`qdrant_point_id` (a UUIDv5) and keeps the readable id in the
 payload under :data:`READABLE_ID_PAYLOAD_KEY`, so ``delete(ids=[readable ids])`` and
 ``get_by_ids`` keep working, and returned documents carry the readable id.
 
-LangChain stores document metadata under the ``metadata`` payload key, so the filters of
-``klea_utils.stores.filters.to_qdrant_filter`` (keys such as ``year``) are re-keyed to
-``metadata.year`` by :func:`prefix_qdrant_filter` where a store is queried.
+LangChain stores document metadata under the ``metadata`` payload key; the filters that
+``klea_utils.stores.filters.translate_metadata_filter`` returns for ``qdrant:`` paths use
+``metadata.<field>`` keys accordingly.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ __all__ = [
     "READABLE_ID_PAYLOAD_KEY",
     "KleaQdrantVectorStore",
     "local_qdrant_client",
-    "prefix_qdrant_filter",
     "qdrant_point_id",
 ]
 
@@ -72,38 +71,6 @@ def close_local_qdrant_client(path: str | Path) -> None:
         client = _LOCAL_CLIENTS.pop(key, None)
     if client is not None:
         client.close()
-
-
-def _prefix_condition(condition: Any, prefix: str) -> Any:
-    if isinstance(condition, models.Filter):
-        return prefix_qdrant_filter(condition, prefix)
-    if isinstance(condition, models.FieldCondition):
-        return condition.model_copy(update={"key": f"{prefix}.{condition.key}"})
-    if isinstance(condition, models.IsEmptyCondition):
-        key = f"{prefix}.{condition.is_empty.key}"
-        return models.IsEmptyCondition(is_empty=models.PayloadField(key=key))
-    if isinstance(condition, models.IsNullCondition):
-        key = f"{prefix}.{condition.is_null.key}"
-        return models.IsNullCondition(is_null=models.PayloadField(key=key))
-    return condition
-
-
-def prefix_qdrant_filter(flt: models.Filter, prefix: str = "metadata") -> models.Filter:
-    """Return a copy of ``flt`` whose payload keys are nested under ``prefix``."""
-
-    def convert(part: Any) -> Any:
-        if part is None:
-            return None
-        if isinstance(part, list):
-            return [_prefix_condition(c, prefix) for c in part]
-        return _prefix_condition(part, prefix)
-
-    return models.Filter(
-        must=convert(flt.must),
-        should=convert(flt.should),
-        must_not=convert(flt.must_not),
-        min_should=flt.min_should,
-    )
 
 
 class KleaQdrantVectorStore(QdrantVectorStore):

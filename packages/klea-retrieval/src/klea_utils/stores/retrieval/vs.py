@@ -40,8 +40,8 @@ class VSRetriever(BaseKleaRetriever):
 
     The store's ``name`` is the collection name. Relevance scores are cosine
     similarities in ``[-1, 1]`` on every backend. Metadata filters are translated with
-    ``klea_utils.stores.filters.translate_metadata_filter``; for Qdrant the field keys
-    are nested under LangChain's ``metadata`` payload key.
+    ``klea_utils.stores.filters.translate_metadata_filter``, which for Qdrant nests the
+    field keys under LangChain's ``metadata`` payload key.
     """
 
     source_label: str = "vector store"
@@ -84,10 +84,8 @@ class VSRetriever(BaseKleaRetriever):
         scheme, _ = split_store_uri(store.path)
         native: Any = None
         if metadata_filter:
+            # For qdrant: paths this already nests the keys under the ``metadata.``
+            # payload prefix that LangChain's QdrantVectorStore writes.
             native = translate_metadata_filter(store.path, metadata_filter)
-            if scheme == "qdrant":
-                from klea_utils.stores._qdrant import prefix_qdrant_filter
-
-                native = prefix_qdrant_filter(native)
         pairs = store.loaded_object.similarity_search_with_score(query, k=k, filter=native)
         return [(doc, _cosine_similarity(scheme, raw)) for doc, raw in pairs]
