@@ -1,0 +1,95 @@
+"""The fts5: BM25 backend: ingestion writer helpers and the manager reading them."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from retrieval_support import corpus_documents
+
+from klea_utils.stores.config import BM25StoreInfo, PerDomainConfig, RetrieverConfig
+from klea_utils.stores.langchain_bm25 import BM25Retriever
+from klea_utils.stores.retrieval._fts5 import Fts5Bm25Index, fts5_query
+from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager
+from klea_utils.stores.retrieval.fts5_index import (
+    awrite_fts5_chunks,
+    delete_fts5_ids,
+    write_fts5_chunks,
+)
+
+LOG = logging.getLogger("test-fts5")
+
+
+@pytest.fixture
+def index_path(tmp_path):
+    path = tmp_path / "idx" / "bm25.sqlite"
+    docs = corpus_documents()
+    assert write_fts5_chunks(path, [(d.id, d) for d in docs], batch_size=4) == len(docs)
+    return path
+
+
+def manager(path) -> BM25RetrieverManager:
+    config = RetrieverConfig(
+        domains={
+            "neuro": PerDomainConfig(
+                bm25_stores=[BM25StoreInfo(name="papers", path=f"fts5:{path}")]
+            )
+        }
+    )
+    return BM25RetrieverManager(config, LOG, default_k=3)
+
+
+def test_fts5_store_ranks_like_rank_bm25(index_path):
+    mgr = manager(index_path)
+    hits = mgr.retrieve("neuro", "Golgi cells network")
+    reference = BM25Retriever.from_documents(corpus_documents()).scored_documents(
+        "Golgi cells network", k=3
+    )
+    assert [d.id for d, _ in hits] == [d.id for d, _ in reference]
+    top = hits[0][0]
+    assert top.metadata["authors"] == ["Ankur Sinha", "Padraig Gleeson"]
+    assert top.page_content.startswith("Granule cells") and hits[0][1] > 0
+
+
+def test_fts5_filters_deletion_and_replacement(index_path):
+    mgr = manager(index_path)
+    hits = mgr.retrieve("neuro", "neurons", metadata_filter={"year": {"$lt": 2016}})
+    assert hits and all(d.metadata["year"] < 2016 for d, _ in hits)
+    delete_fts5_ids(index_path, ["jones2015.pdf:0", "unknown:9"])
+    after = mgr.retrieve("neuro", "calcium imaging")
+    assert "jones2015.pdf:0" not in [d.id for d, _ in after]
+    index = config_index(mgr)
+    assert index.count() == len(corpus_documents()) - 1
+
+
+def config_index(mgr: BM25RetrieverManager) -> Fts5Bm25Index:
+    store = mgr.config.domains["neuro"].bm25_stores[0]
+    assert isinstance(store.loaded_object, Fts5Bm25Index)
+    return store.loaded_object
+
+
+async def test_async_writer_inside_an_event_loop(tmp_path):
+    docs = corpus_documents()[:2]
+    path = tmp_path / "a.sqlite"
+    assert await awrite_fts5_chunks(path, [(d.id, d) for d in docs]) == 2
+    index = Fts5Bm25Index(path)
+    try:
+        assert index.count() == 2
+        assert index.search("", 5) == [] and index.search("neuron", 0) == []
+    finally:
+        index.close()
+        index.close()
+
+
+def test_missing_index_warns_and_bad_ids_are_rejected(tmp_path, caplog):
+    with caplog.at_level(logging.WARNING):
+        assert manager(tmp_path / "none.sqlite").retrieve("neuro", "neurons") == []
+    assert "none.sqlite" in caplog.text
+    with pytest.raises(ValueError, match="chunk id"):
+        write_fts5_chunks(tmp_path / "x.sqlite", [("", corpus_documents()[0])])
+
+
+def test_query_builder_splits_like_fts5():
+    assert fts5_query("  ,, ") is None
+    node = fts5_query("snake_case Snake")
+    assert sorted(t.text for t in node.operands) == ["case", "snake"]
