@@ -19,11 +19,37 @@ __all__ = [
     "facet_sql",
     "filter_ids_sql",
     "search_sql",
-    "snippet_sql",
+    "column_snippet_sql",
+    "detail_sql",
+    "fast_search_sql",
     "where_clause",
 ]
 
 Clause = tuple[str, tuple[object, ...]]
+
+DELETE_TAGS_OF_RECORDS = (
+    'DELETE FROM "tags" WHERE "doc_id" IN (SELECT "doc_id" FROM "documents" '
+    'WHERE "record_id" IN (SELECT "value" FROM json_each(?)))'
+)
+"""Delete the tags of the records whose ids the JSON array parameter lists."""
+
+UPSERT_DOCUMENTS = (
+    'INSERT INTO "documents"("record_id", "title", "abstract", "body", "metadata", "indexed_at") '
+    "SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5 "
+    "FROM json_each(?) WHERE true "
+    'ON CONFLICT("record_id") DO UPDATE SET "title" = excluded."title", '
+    '"abstract" = excluded."abstract", "body" = excluded."body", '
+    '"metadata" = excluded."metadata", "indexed_at" = excluded."indexed_at"'
+)
+"""Insert or replace documents given as a JSON array of ``[record_id, title, abstract,
+body, metadata, indexed_at]`` arrays, in one statement."""
+
+INSERT_TAGS = (
+    'INSERT INTO "tags"("key", "value", "doc_id") '
+    'SELECT t.value ->> 0, t.value ->> 1, d."doc_id" FROM json_each(?) t '
+    'JOIN "documents" d ON d."record_id" = t.value ->> 2'
+)
+"""Insert tags given as a JSON array of ``[key, value, record_id]`` arrays."""
 
 
 def filter_clause(item: SearchFilter) -> Clause:
@@ -103,19 +129,43 @@ def search_sql(
     return sql, (*weights, match, *params, *tail, limit)
 
 
-def snippet_sql(
+def fast_search_sql(match: str, weights: tuple[float, float, float], limit: int) -> Clause:
+    """Return the ranked query on the FTS5 table alone: doc_id and the raw bm25, best first.
+
+    Without filters, ranking needs no join; ties are ordered by ``record_id`` afterwards.
+    """
+    sql = (
+        'SELECT "rowid", bm25("documents_fts", ?, ?, ?) FROM "documents_fts" '
+        'WHERE "documents_fts" MATCH ? ORDER BY bm25("documents_fts", ?, ?, ?) LIMIT ?'
+    )
+    return sql, (*weights, match, *weights, limit)
+
+
+def detail_sql(
     match: str, doc_ids: Sequence[int], marks: tuple[str, str, str], tokens: int
 ) -> Clause:
-    """Return the query giving each hit's title, metadata, best snippet and per-field snippets."""
+    """Return the query giving each hit's stored row and FTS5's snippet of its best field."""
     open_mark, close_mark, ellipsis = marks
-    snippets = ", ".join(
-        f'snippet("documents_fts", {column}, ?, ?, ?, ?)' for column in (-1, 0, 1, 2)
-    )
     holes = ", ".join("?" for _ in doc_ids)
     sql = (
-        f'SELECT d."doc_id", d."title", d."metadata", {snippets} '
+        'SELECT d."doc_id", d."record_id", d."title", d."abstract", d."body", d."metadata", '
+        'snippet("documents_fts", -1, ?, ?, ?, ?) '
         'FROM "documents_fts" JOIN "documents" d ON d."doc_id" = "documents_fts"."rowid" '
         f'WHERE "documents_fts" MATCH ? AND "documents_fts"."rowid" IN ({holes})'
     )
-    per_snippet = (open_mark, close_mark, ellipsis, tokens)
-    return sql, (*(per_snippet * 4), match, *doc_ids)
+    return sql, (open_mark, close_mark, ellipsis, tokens, match, *doc_ids)
+
+
+def column_snippet_sql(
+    match: str, column: int, doc_ids: Sequence[int], marks: tuple[str, str, str], tokens: int
+) -> Clause:
+    """Return the query giving FTS5's snippet of one column for each of ``doc_ids``."""
+    if column not in (0, 1, 2):
+        raise ValueError(f"column must be 0, 1 or 2, not {column!r}")
+    open_mark, close_mark, ellipsis = marks
+    holes = ", ".join("?" for _ in doc_ids)
+    sql = (
+        f'SELECT "rowid", snippet("documents_fts", {column}, ?, ?, ?, ?) FROM "documents_fts" '
+        f'WHERE "documents_fts" MATCH ? AND "rowid" IN ({holes})'
+    )
+    return sql, (open_mark, close_mark, ellipsis, tokens, match, *doc_ids)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import heapq
 import json
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
@@ -102,7 +103,7 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
         self._documents: dict[str, SearchDocument] = {}
         self._entries: dict[str, Entry] = {}
         self._postings: dict[str, set[str]] = {}
-        self._field_postings: dict[tuple[str, str], set[str]] = {}
+        self._field_postings: dict[tuple[str, str], dict[str, int]] = {}
         self._vocabulary: list[str] = []
         self._vocabulary_stale = False
         self._total_tokens = 0
@@ -153,7 +154,7 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
         for name, counts in entry.counts.items():
             for word in counts:
                 self._postings.setdefault(word, set()).add(record_id)
-                self._field_postings.setdefault((name, word), set()).add(record_id)
+                self._field_postings.setdefault((name, word), {})[record_id] = counts[word]
         self._vocabulary_stale = True
         self._total_tokens += entry.length
         self._documents[record_id] = stored
@@ -168,7 +169,11 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
         for name, counts in entry.counts.items():
             for word in counts:
                 _discard(self._postings, word, record_id)
-                _discard(self._field_postings, (name, word), record_id)
+                postings = self._field_postings.get((name, word))
+                if postings is not None:
+                    postings.pop(record_id, None)
+                    if not postings:
+                        del self._field_postings[(name, word)]
         self._vocabulary_stale = True
 
     async def delete_record(self, record_id: str) -> None:
@@ -195,7 +200,7 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
         if leaf.simple and len(leaf.fields) < len(FIELDS):
             found: set[str] = set()
             for name in leaf.fields:
-                found |= self._field_postings.get((name, leaf.words[0]), set())
+                found.update(self._field_postings.get((name, leaf.words[0]), ()))
             return found
         sets: list[set[str]] = [self._postings.get(word, set()) for word in leaf.words[:-1]]
         last = leaf.words[-1]
@@ -291,23 +296,65 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
         if limit < 1:
             return []
         plan, leaves = compile_plan(node, self._tokenizer)
-        found = self._matching(plan, filters)
-        if exclude_record_id is not None:
-            found.pop(exclude_record_id, None)
-        if not found:
+        if _counts_every_occurrence(plan):
+            freqs = self._simple_frequencies(plan, leaves, filters, exclude_record_id)
+        else:
+            found = self._matching(plan, filters)
+            if exclude_record_id is not None:
+                found.pop(exclude_record_id, None)
+            freqs = {}
+            for record_id, counted in found.items():
+                entry = self._entries[record_id]
+                row = [0.0] * len(leaves)
+                for leaf, hits in counted:
+                    row[leaf.index] += self._frequency(leaf, entry, hits)
+                freqs[record_id] = row
+        if not freqs:
             return []
         rows = len(self._entries)
         avgdl = self._total_tokens / rows
         idfs = [idf(rows, self._hits_of(leaf)) for leaf in leaves]
-        scored: list[tuple[float, str]] = []
-        for record_id, counted in found.items():
-            entry = self._entries[record_id]
-            freqs = [0.0] * len(leaves)
-            for leaf, hits in counted:
-                freqs[leaf.index] += self._frequency(leaf, entry, hits)
-            scored.append((bm25_score(idfs, freqs, entry.length, avgdl), record_id))
-        scored.sort(key=lambda item: (-item[0], item[1]))
-        return [self._hit(rid, score, found[rid]) for score, rid in scored[:limit]]
+        scored = [
+            (-bm25_score(idfs, row, self._entries[rid].length, avgdl), rid)
+            for rid, row in freqs.items()
+        ]
+        best = heapq.nsmallest(limit, scored)
+        results: list[TextHit] = []
+        for negative, record_id in best:
+            kept: Counted = []
+            collect(plan, self._entries[record_id], self._tokenizer, kept)
+            results.append(self._hit(record_id, -negative, kept))
+        return results
+
+    def _simple_frequencies(
+        self,
+        plan: Plan,
+        leaves: list[LeafPlan],
+        filters: Sequence[SearchFilter],
+        exclude_record_id: str | None,
+    ) -> dict[str, list[float]]:
+        """Score inputs straight from the postings, for plans counting every occurrence."""
+        matched = self._candidates(plan)
+        assert matched is not None  # no negation in such plans
+        if exclude_record_id is not None:
+            matched.discard(exclude_record_id)
+        if filters:
+            matched = {rid for rid in matched if _passes(self._entries[rid].tags, filters)}
+        freqs: dict[str, list[float]] = {rid: [0.0] * len(leaves) for rid in matched}
+        for leaf in leaves:
+            for name in FIELDS:
+                if name not in leaf.fields:
+                    continue
+                weight = self._weights[name]
+                for record_id, times in self._field_postings.get((name, leaf.words[0]), {}).items():
+                    row = freqs.get(record_id)
+                    if row is None:
+                        continue
+                    freq = row[leaf.index]
+                    for _ in range(times):
+                        freq += weight
+                    row[leaf.index] = freq
+        return freqs
 
     def _hit(self, record_id: str, score: float, counted: Counted) -> TextHit:
         document = self._documents[record_id]
@@ -403,6 +450,21 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
 
     async def aclose(self) -> None:
         """Do nothing: the store holds nothing open, and stays usable."""
+
+
+def _counts_every_occurrence(plan: Plan) -> bool:
+    """Whether ``plan`` is made of single-token leaves under ORs, or ANDs of such ORs.
+
+    In such a plan every leaf occurring in a matching document counts, and the
+    candidates from the postings are exactly the matching documents.
+    """
+    if isinstance(plan, LeafPlan):
+        return plan.simple
+    if isinstance(plan, NearPlan) or plan.kind == "not":
+        return False
+    if plan.kind == "or":
+        return all(isinstance(child, LeafPlan) and child.simple for child in plan.children)
+    return all(_counts_every_occurrence(child) for child in plan.children)
 
 
 def _discard(index: dict[Any, set[str]], key: Any, record_id: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import UTC, datetime
@@ -45,7 +46,17 @@ __all__ = ["AsyncSqliteFts5Store", "fts5_available"]
 
 _FIELDS = ("title", "abstract", "body")
 _BUILT_KEYS = "facet_keys_built"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _Row = tuple[str, str, str, str, str, list[tuple[str, str]]]
+
+
+def _column_of(snippet: str, columns: Sequence[str]) -> int:
+    """Return which column FTS5 cut ``snippet`` from: the first whose text holds it."""
+    core = snippet.removeprefix(SNIPPET_ELLIPSIS).removesuffix(SNIPPET_ELLIPSIS)
+    for index, text in enumerate(columns):
+        if core in text:
+            return index
+    return 0
 
 
 def fts5_available(connect: Callable[[], sqlite3.Connection] | None = None) -> bool:
@@ -193,6 +204,11 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
                 raise TypeError(
                     f"documents[{position}] is a {type(document).__name__}, not a SearchDocument"
                 )
+            if _SURROGATE.search(document.record_id):
+                raise ValueError(
+                    f"documents[{position}]: record_id {document.record_id!r} holds a lone "
+                    "surrogate, which SQLite cannot store"
+                )
             latest.pop(document.record_id, None)
             latest[document.record_id] = document
         rows: list[_Row] = []
@@ -222,24 +238,25 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
             return
         stamp = self._indexed_at()
 
+        documents_json = json.dumps(
+            [
+                [rid, title, abstract, body, meta, stamp]
+                for rid, title, abstract, body, meta, _ in rows
+            ],
+            ensure_ascii=False,
+        )
+        tags_json = json.dumps(
+            [[key, value, row[0]] for row in rows for key, value in row[5]], ensure_ascii=False
+        )
+        ids_json = json.dumps([row[0] for row in rows], ensure_ascii=False)
+
         def write(connection: sqlite3.Connection) -> None:
+            # One statement per table: FTS5 flushes its pending terms at every statement
+            # savepoint, so row-by-row inserts through the trigger would be much slower.
             connection.execute("BEGIN IMMEDIATE")
-            for record_id, title, abstract, body, metadata, tags in rows:
-                doc_id = connection.execute(
-                    'INSERT INTO "documents"("record_id", "title", "abstract", "body", '
-                    '"metadata", "indexed_at") VALUES (?, ?, ?, ?, ?, ?) '
-                    'ON CONFLICT("record_id") DO UPDATE SET "title" = excluded."title", '
-                    '"abstract" = excluded."abstract", "body" = excluded."body", '
-                    '"metadata" = excluded."metadata", "indexed_at" = excluded."indexed_at" '
-                    'RETURNING "doc_id"',
-                    (record_id, title, abstract, body, metadata, stamp),
-                ).fetchone()[0]
-                connection.execute('DELETE FROM "tags" WHERE "doc_id" = ?', (doc_id,))
-                if tags:
-                    connection.executemany(
-                        'INSERT INTO "tags"("key", "value", "doc_id") VALUES (?, ?, ?)',
-                        [(key, value, doc_id) for key, value in tags],
-                    )
+            connection.execute(sql.DELETE_TAGS_OF_RECORDS, (ids_json,))
+            connection.execute(sql.UPSERT_DOCUMENTS, (documents_json,))
+            connection.execute(sql.INSERT_TAGS, (tags_json,))
             connection.execute("COMMIT")
 
         await self._worker.run("write documents", write)
@@ -277,42 +294,82 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
             match, self._weights, limit, exclude_record_id, filters
         )
 
+        fast = not filters and exclude_record_id is None
+        if fast:
+            ranked_sql, ranked_params = sql.fast_search_sql(match, self._weights, limit + 1)
+        else:
+            ranked_sql, ranked_params = sql.search_sql(
+                match, self._weights, limit, exclude_record_id, filters
+            )
+
         def read(connection: sqlite3.Connection) -> list[TextHit]:
             self._require_built(item.key for item in filters)
-            ranked = connection.execute(ranked_sql, ranked_params).fetchall()
+            ranked: list[tuple[int, float]]
+            if fast:
+                rows = connection.execute(ranked_sql, ranked_params).fetchall()
+                if len(rows) > limit and rows[limit][1] == rows[limit - 1][1]:
+                    # A tie crosses the limit: only the join can order it by record_id.
+                    slow_sql, slow_params = sql.search_sql(match, self._weights, limit, None, ())
+                    ranked = [(r[0], r[2]) for r in connection.execute(slow_sql, slow_params)]
+                else:
+                    ranked = [(doc_id, -score) for doc_id, score in rows[:limit]]
+            else:
+                ranked = [(r[0], r[2]) for r in connection.execute(ranked_sql, ranked_params)]
             if not ranked:
                 return []
-            marks = (SNIPPET_OPEN, SNIPPET_CLOSE, SNIPPET_ELLIPSIS)
-            detail_sql, detail_params = sql.snippet_sql(
-                match, [row[0] for row in ranked], marks, SNIPPET_TOKENS
-            )
-            details = {row[0]: row for row in connection.execute(detail_sql, detail_params)}
-            return [
-                self._hit(record_id, score, details.get(doc_id))
-                for doc_id, record_id, score in ranked
-            ]
+            return self._hits(connection, match, ranked)
 
         return await self._worker.run("search the text index", read)
 
-    def _hit(self, record_id: str, score: float, detail: tuple[Any, ...] | None) -> TextHit:
-        if detail is None:
-            return TextHit(record_id=record_id, score=float(score))
-        _, title, metadata, best, *per_field = detail
-        text, highlights = split_markers(best or "")
-        snippets: list[Snippet] = []
-        for name, raw in zip(_FIELDS, per_field, strict=True):
-            field_text, field_highlights = split_markers(raw or "")
-            if field_highlights:
-                snippets.append(Snippet(name, field_text, field_highlights))
-        return TextHit(
-            record_id=record_id,
-            score=float(score),
-            snippet=text,
-            highlights=highlights,
-            metadata=self._metadata(record_id, metadata),
-            title=title,
-            snippets=tuple(snippets),
-        )
+    def _hits(
+        self, connection: sqlite3.Connection, match: str, ranked: list[tuple[int, float]]
+    ) -> list[TextHit]:
+        marks = (SNIPPET_OPEN, SNIPPET_CLOSE, SNIPPET_ELLIPSIS)
+        doc_ids = [doc_id for doc_id, _ in ranked]
+        statement, params = sql.detail_sql(match, doc_ids, marks, SNIPPET_TOKENS)
+        rows = {row[0]: row for row in connection.execute(statement, params)}
+        best: dict[int, tuple[int, str, tuple[tuple[int, int], ...]]] = {}
+        wanted: dict[int, list[int]] = {0: [], 1: [], 2: []}
+        for doc_id, row in rows.items():
+            text, highlights = split_markers(row[6] or "")
+            column = _column_of(text, row[2:5])
+            best[doc_id] = (column, text, highlights)
+            for other in (0, 1, 2):
+                if other != column and row[2 + other]:
+                    wanted[other].append(doc_id)
+        per_field: dict[int, dict[int, Snippet]] = {doc_id: {} for doc_id in rows}
+        for doc_id, (column, text, highlights) in best.items():
+            if highlights:
+                per_field[doc_id][column] = Snippet(_FIELDS[column], text, highlights)
+        for column, ids_wanted in wanted.items():
+            if not ids_wanted:
+                continue
+            statement, params = sql.column_snippet_sql(
+                match, column, ids_wanted, marks, SNIPPET_TOKENS
+            )
+            for doc_id, raw in connection.execute(statement, params):
+                text, highlights = split_markers(raw or "")
+                if highlights:
+                    per_field[doc_id][column] = Snippet(_FIELDS[column], text, highlights)
+        hits: list[TextHit] = []
+        for doc_id, score in ranked:
+            row = rows.get(doc_id)
+            if row is None:
+                continue
+            _, text, highlights = best[doc_id]
+            hits.append(
+                TextHit(
+                    record_id=row[1],
+                    score=float(score),
+                    snippet=text,
+                    highlights=highlights,
+                    metadata=self._metadata(row[1], row[5]),
+                    title=row[2],
+                    snippets=tuple(per_field[doc_id][c] for c in sorted(per_field[doc_id])),
+                )
+            )
+        hits.sort(key=lambda hit: (-hit.score, hit.record_id))
+        return hits
 
     def _metadata(self, record_id: str, text: str) -> dict[str, Any]:
         try:

@@ -1,0 +1,225 @@
+"""Lexical search benchmark on SciFact: the text stores against raw FTS5, rank_bm25 and bm25s.
+
+Run with ``uv run --frozen python scripts/bench/lexical.py``. Documents are title +
+abstract (the stores keep them as two fields); each query is the OR of its words.
+Prints index time, queries per second for the top 10 (with snippets where the system
+makes them), nDCG@10 against the judgements, and the ratios the targets are set on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import sqlite3
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from sci_etl_core.search.filters import SNIPPET_CLOSE, SNIPPET_ELLIPSIS, SNIPPET_OPEN
+from sci_etl_core.search.query import Or, Term
+from sci_etl_core.search.store_base import BM25Weights, SearchDocument
+from sci_etl_core.search.store_memory import InMemoryTextSearchStore
+from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store
+from sci_etl_core.search.tokenize import Unicode61Tokenizer
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT.parent / "shared" / "data" / "scifact"
+WEIGHTS = BM25Weights()
+TOKENIZER = Unicode61Tokenizer()
+
+
+def load(data: Path) -> tuple[list[dict[str, str]], dict[str, str], dict[str, set[str]]]:
+    corpus = [json.loads(line) for line in (data / "corpus.jsonl").open(encoding="utf-8")]
+    queries = {
+        row["_id"]: row["text"]
+        for row in map(json.loads, (data / "queries.jsonl").open(encoding="utf-8"))
+    }
+    qrels: dict[str, set[str]] = {}
+    with (data / "qrels.tsv").open(encoding="utf-8") as handle:
+        next(handle)
+        for line in handle:
+            qid, doc, score = line.split("\t")
+            if int(score) > 0:
+                qrels.setdefault(qid, set()).add(doc)
+    return corpus, {q: t for q, t in queries.items() if q in qrels}, qrels
+
+
+def ndcg10(ranked: list[str], relevant: set[str]) -> float:
+    gain = sum(1 / math.log2(i + 2) for i, doc in enumerate(ranked[:10]) if doc in relevant)
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(10, len(relevant))))
+    return gain / ideal
+
+
+def query_words(text: str) -> list[str]:
+    return list(dict.fromkeys(TOKENIZER.words(text)))
+
+
+class Result:
+    def __init__(self, name: str, index_s: float, query_s: float, runs: dict[str, list[str]]):
+        self.name, self.index_s, self.query_s, self.runs = name, index_s, query_s, runs
+
+
+def evaluate(result: Result, qrels: dict[str, set[str]]) -> float:
+    return sum(ndcg10(result.runs[q], qrels[q]) for q in result.runs) / len(result.runs)
+
+
+def bench_store(
+    name: str, make: Callable[[], object], docs: list[SearchDocument], queries: dict[str, str]
+) -> Result:
+    async def run() -> Result:
+        store = make()
+        started = time.perf_counter()
+        await store.index(docs)  # type: ignore[attr-defined]
+        await store.count()  # type: ignore[attr-defined]
+        index_s = time.perf_counter() - started
+        nodes = {q: Or(tuple(Term(w) for w in query_words(t))) for q, t in queries.items()}
+        await store.search(next(iter(nodes.values())), limit=10)  # type: ignore[attr-defined]
+        runs: dict[str, list[str]] = {}
+        started = time.perf_counter()
+        for qid, node in nodes.items():
+            hits = await store.search(node, limit=10)  # type: ignore[attr-defined]
+            runs[qid] = [hit.record_id for hit in hits]
+        query_s = time.perf_counter() - started
+        await store.aclose()  # type: ignore[attr-defined]
+        return Result(name, index_s, query_s, runs)
+
+    return asyncio.run(run())
+
+
+def bench_raw_fts5(corpus: list[dict[str, str]], queries: dict[str, str], path: Path) -> Result:
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("PRAGMA journal_mode = WAL")
+    connection.execute("PRAGMA synchronous = NORMAL")
+    started = time.perf_counter()
+    connection.execute(
+        "CREATE VIRTUAL TABLE t USING fts5(id UNINDEXED, title, abstract, "
+        "tokenize='unicode61 remove_diacritics 2')"
+    )
+    connection.execute("BEGIN")
+    connection.executemany(
+        "INSERT INTO t(id, title, abstract) VALUES (?, ?, ?)",
+        [(row["_id"], row["title"], row["text"]) for row in corpus],
+    )
+    connection.execute("COMMIT")
+    index_s = time.perf_counter() - started
+    sql = (
+        "SELECT id, snippet(t, -1, ?, ?, ?, 32) FROM t WHERE t MATCH ? "
+        f"ORDER BY bm25(t, 0, {WEIGHTS.title}, {WEIGHTS.abstract}) LIMIT 10"
+    )
+    runs: dict[str, list[str]] = {}
+    started = time.perf_counter()
+    for qid, text in queries.items():
+        match = " OR ".join(f'"{w}"' for w in query_words(text))
+        rows = connection.execute(sql, (SNIPPET_OPEN, SNIPPET_CLOSE, SNIPPET_ELLIPSIS, match))
+        runs[qid] = [row[0] for row in rows]
+    query_s = time.perf_counter() - started
+    connection.close()
+    return Result("raw FTS5 bm25() SQL", index_s, query_s, runs)
+
+
+def bench_rank_bm25(corpus: list[dict[str, str]], queries: dict[str, str]) -> Result:
+    import numpy as np
+    from rank_bm25 import BM25Okapi
+
+    started = time.perf_counter()
+    ids = [row["_id"] for row in corpus]
+    model = BM25Okapi([TOKENIZER.words(f"{row['title']} {row['text']}") for row in corpus])
+    index_s = time.perf_counter() - started
+    runs: dict[str, list[str]] = {}
+    started = time.perf_counter()
+    for qid, text in queries.items():
+        scores = model.get_scores(query_words(text))
+        top = np.argsort(-scores, kind="stable")[:10]
+        runs[qid] = [ids[i] for i in top]
+    query_s = time.perf_counter() - started
+    return Result("rank_bm25 BM25Okapi", index_s, query_s, runs)
+
+
+def bench_bm25s(corpus: list[dict[str, str]], queries: dict[str, str]) -> Result:
+    import bm25s
+
+    started = time.perf_counter()
+    ids = [row["_id"] for row in corpus]
+    model = bm25s.BM25()
+    model.index(
+        [TOKENIZER.words(f"{row['title']} {row['text']}") for row in corpus], show_progress=False
+    )
+    index_s = time.perf_counter() - started
+    runs: dict[str, list[str]] = {}
+    started = time.perf_counter()
+    for qid, text in queries.items():
+        words = query_words(text)
+        found, _ = model.retrieve([words], k=10, show_progress=False, n_threads=1)
+        runs[qid] = [ids[i] for i in found[0]]
+    query_s = time.perf_counter() - started
+    return Result("bm25s", index_s, query_s, runs)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--data", type=Path, default=DATA, help="BEIR-style SciFact folder")
+    args = parser.parse_args()
+    corpus, queries, qrels = load(args.data)
+    docs = [SearchDocument(row["_id"], title=row["title"], abstract=row["text"]) for row in corpus]
+    print(f"SciFact: {len(corpus)} documents, {len(queries)} judged queries (OR of their words)")
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        results = [
+            bench_store(
+                "AsyncSqliteFts5Store",
+                lambda: AsyncSqliteFts5Store(work / "store.sqlite", weights=WEIGHTS),
+                docs,
+                queries,
+            ),
+            bench_store(
+                "InMemoryTextSearchStore",
+                lambda: InMemoryTextSearchStore(weights=WEIGHTS),
+                docs,
+                queries,
+            ),
+            bench_raw_fts5(corpus, queries, work / "raw.sqlite"),
+            bench_rank_bm25(corpus, queries),
+            bench_bm25s(corpus, queries),
+        ]
+    by_name = {result.name: result for result in results}
+    print(f"\n{'system':26} {'index s':>8} {'queries/s':>10} {'nDCG@10':>8}  snippets")
+    for result in results:
+        qps = len(result.runs) / result.query_s
+        snippets = "yes" if "Store" in result.name or "raw" in result.name else "no"
+        print(
+            f"{result.name:26} {result.index_s:8.2f} {qps:10.1f} "
+            f"{evaluate(result, qrels):8.3f}  {snippets}"
+        )
+
+    def qps(name: str) -> float:
+        return len(by_name[name].runs) / by_name[name].query_s
+
+    fts5, memory = "AsyncSqliteFts5Store", "InMemoryTextSearchStore"
+    raw, okapi = "raw FTS5 bm25() SQL", "rank_bm25 BM25Okapi"
+    checks = [
+        ("FTS5 store q/s vs raw FTS5", qps(fts5) / qps(raw), 0.8),
+        ("FTS5 store q/s vs rank_bm25", qps(fts5) / qps(okapi), 2.0),
+        ("memory store q/s vs rank_bm25", qps(memory) / qps(okapi), 2.0),
+        (
+            "FTS5 store indexing speed vs raw inserts",
+            by_name[raw].index_s / by_name[fts5].index_s,
+            0.5,
+        ),
+        ("FTS5 store nDCG@10", evaluate(by_name[fts5], qrels), 0.665),
+        ("memory store nDCG@10", evaluate(by_name[memory], qrels), 0.665),
+    ]
+    print(f"\n{'ratio':42} {'value':>7} {'target':>7}")
+    failed = 0
+    for label, value, target in checks:
+        ok = value >= target
+        failed += not ok
+        print(f"{label:42} {value:7.3f} {target:7.3f}  {'ok' if ok else 'MISSED'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
