@@ -6,7 +6,7 @@ Usage::
                   [--rerank MODEL] [--embedding-model SPEC] [--max-chars N] [--json] QUERY
 
 For each selected domain (every domain by default) the vector stores and the BM25 stores
-are queried with ``k`` each, fused with ``rrf_merge``, optionally re-ranked by a
+are queried with ``k`` each, every store's ranked list fused with ``rrf_merge``, optionally re-ranked by a
 cross-encoder, re-ranked by recency, truncated to ``--max-chars`` and printed as the
 serialized reference material (or as JSON).
 """
@@ -113,8 +113,9 @@ def run(args: argparse.Namespace, logger: logging.Logger) -> str:
     for domain in domains:
         k_values = {domain: {}}  # every store uses its default k (= --k unless configured)
         sets = [
-            (m.source_label, m.retrieve(domain, args.query, args.filter, k_values))
+            pair
             for m in managers
+            for pair in m.retrieve_per_store(domain, args.query, args.filter, k_values)
         ]
         merged = rrf_merge(sets)
         if model is not None:

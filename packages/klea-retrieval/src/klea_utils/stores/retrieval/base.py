@@ -199,13 +199,33 @@ class BaseKleaRetriever(ABC):
         Raises:
             ValueError: Unknown domain or malformed filter.
         """
+        results: list[tuple[Document, float]] = []
+        for _, hits in self.retrieve_per_store(domain_name, query, metadata_filter, k_values):
+            results.extend(hits)
+        return results
+
+    def retrieve_per_store(
+        self,
+        domain_name: str,
+        query: str,
+        metadata_filter: dict[str, Any] | None = None,
+        k_values: KValues | None = None,
+    ) -> list[tuple[str, list[tuple[Document, float]]]]:
+        """Like :meth:`retrieve`, keeping each loaded store's ranked list apart.
+
+        Returns ``(label, hits)`` per loaded store, in configuration order. The label is
+        :attr:`source_label`, or ``"<source_label>: <store name>"`` when the domain has
+        several stores of this kind, so each list can be fused on its own ranks.
+        """
         canonical = validate_metadata_filter(metadata_filter) if metadata_filter else None
         self.load(domain_name)
         text = normalize_text(query)
-        results: list[tuple[Document, float]] = []
-        for store in self._stores_of(domain_name):
+        stores = list(self._stores_of(domain_name))
+        out: list[tuple[str, list[tuple[Document, float]]]] = []
+        for store in stores:
             if store.loaded_object is None:
                 continue
             k = self._current_k(k_values, domain_name, store)
-            results.extend(self._retrieve_from_store(store, text, k, canonical))
-        return results
+            label = self.source_label if len(stores) == 1 else f"{self.source_label}: {store.name}"
+            out.append((label, self._retrieve_from_store(store, text, k, canonical)))
+        return out

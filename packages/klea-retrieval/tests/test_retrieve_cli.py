@@ -1,0 +1,83 @@
+"""klea-retrieve end to end on BM25 stores (rank_bm25 and fts5:), text and JSON output."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from retrieval_support import build_tiny_cross_encoder, corpus_documents, write_corpus_pickle
+
+from klea_utils.stores.retrieval.fts5_index import write_fts5_chunks
+from klea_utils.stores.retrieve_cli import main
+
+
+@pytest.fixture
+def stores_json(tmp_path):
+    docs = corpus_documents()
+    pickle_path = write_corpus_pickle(tmp_path / "bm25.pkl", docs)
+    fts5_path = tmp_path / "bm25.sqlite"
+    write_fts5_chunks(fts5_path, [(d.id, d) for d in docs])
+    config = {
+        "domains": {
+            "neuro": {
+                "description": "neuroscience",
+                "bm25_stores": [
+                    {"name": "pickled", "path": str(pickle_path)},
+                    {"name": "fts", "path": f"fts5:{fts5_path}"},
+                ],
+            },
+            "empty": {"description": "nothing configured"},
+        }
+    }
+    path = tmp_path / "stores.json"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    return path
+
+
+def test_prints_serialized_references(stores_json, capsys):
+    assert main(["--stores", str(stores_json), "--domain", "neuro", "--k", "2", "Golgi cells"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("### Source document 1/1: [sinha2021.pdf]")
+    assert "Granule cells and Golgi cells" in out and "_source_scores" not in out
+
+
+def test_json_output_with_filter_and_rerank(stores_json, tmp_path, capsys):
+    model = build_tiny_cross_encoder(tmp_path / "ce")
+    argv = [
+        "--stores",
+        str(stores_json),
+        "--filter",
+        '{"year": {"$gte": 2015}}',
+        "--rerank",
+        str(model),
+        "--json",
+        "neurons",
+    ]
+    assert main(argv) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == {"neuro", "empty"} and data["empty"] == []
+    assert data["neuro"] and all(hit["metadata"]["year"] >= 2015 for hit in data["neuro"])
+    labels = {label for hit in data["neuro"] for label in hit["metadata"]["_source_scores"]}
+    assert labels == {"BM25: pickled", "BM25: fts"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--filter", '{"year": {"$bogus": 1}}', "q"], "$bogus"),
+        (["--domain", "nope", "q"], "unknown domain 'nope'"),
+    ],
+)
+def test_bad_input_exits_2_with_a_clear_message(stores_json, capsys, argv, message):
+    assert main(["--stores", str(stores_json), *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_argument_errors(stores_json, capsys, tmp_path):
+    with pytest.raises(SystemExit):
+        main(["--stores", str(stores_json), "--k", "0", "q"])
+    assert "expected an integer >= 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--stores", str(stores_json), "--filter", "[1]", "q"])
+    assert main(["--stores", str(tmp_path / "missing.json"), "q"]) == 2
+    assert "missing.json" in capsys.readouterr().err
