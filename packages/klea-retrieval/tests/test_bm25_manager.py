@@ -42,15 +42,15 @@ def test_retrieves_by_keyword_with_scores(tmp_path):
     mgr = manager(write_corpus_pickle(tmp_path / "c.pkl", corpus_documents()))
     hits = mgr.retrieve("neuro", "cerebellum NEURON", k_values={"neuro": {"papers": 2}})
     assert hits[0][0].id == "sinha2021.pdf:0"
-    assert len(hits) <= 2 and hits[0][1] > 0
+    assert len(hits) <= 2
+    assert hits[0][1] > 0
 
 
 def test_filters_are_post_applied_with_overfetch(tmp_path):
     mgr = manager(write_corpus_pickle(tmp_path / "c.pkl", corpus_documents()), default_k=2)
     hits = mgr.retrieve("neuro", "neurons", metadata_filter={"year": {"$gte": 2015}})
-    assert [d.metadata["year"] for d, _ in hits] and all(
-        d.metadata["year"] >= 2015 for d, _ in hits
-    )
+    assert [d.metadata["year"] for d, _ in hits]
+    assert all(d.metadata["year"] >= 2015 for d, _ in hits)
     assert len(hits) == 2
     only = mgr.retrieve(
         "neuro", "neurons", metadata_filter={"authors": {"$contains": "Jeffrey Magee"}}

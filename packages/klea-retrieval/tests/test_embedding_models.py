@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from klea_utils.stores.embedding_models import (
     DEFAULT_EMBEDDING_MODEL,
     EmbeddingModelSpec,
@@ -73,7 +72,8 @@ def minilm():
 def test_default_model_loads_offline_and_normalizes(minilm):
     assert isinstance(minilm, SentenceTransformerEmbeddings)
     vectors = minilm.embed_documents(["spiking neurons", "dendritic integration"])
-    assert len(vectors) == 2 and len(vectors[0]) == 384 == minilm.dimension
+    assert len(vectors) == 2
+    assert len(vectors[0]) == 384 == minilm.dimension
     assert all(math.isclose(sum(x * x for x in v), 1.0, rel_tol=1e-5) for v in vectors)
     assert minilm.embed_documents([]) == []
     same = load_embeddings("huggingface:sentence-transformers/all-MiniLM-L6-v2", device="cpu")

@@ -5,8 +5,6 @@ from __future__ import annotations
 import logging
 
 import pytest
-from retrieval_support import corpus_documents
-
 from klea_utils.stores.config import BM25StoreInfo, PerDomainConfig, RetrieverConfig
 from klea_utils.stores.langchain_bm25 import BM25Retriever
 from klea_utils.stores.retrieval._fts5 import Fts5Bm25Index, fts5_query
@@ -16,6 +14,7 @@ from klea_utils.stores.retrieval.fts5_index import (
     delete_fts5_ids,
     write_fts5_chunks,
 )
+from retrieval_support import corpus_documents
 
 LOG = logging.getLogger("test-fts5")
 
@@ -48,13 +47,15 @@ def test_fts5_store_ranks_like_rank_bm25(index_path):
     assert [d.id for d, _ in hits] == [d.id for d, _ in reference]
     top = hits[0][0]
     assert top.metadata["authors"] == ["Ankur Sinha", "Padraig Gleeson"]
-    assert top.page_content.startswith("Granule cells") and hits[0][1] > 0
+    assert top.page_content.startswith("Granule cells")
+    assert hits[0][1] > 0
 
 
 def test_fts5_filters_deletion_and_replacement(index_path):
     mgr = manager(index_path)
     hits = mgr.retrieve("neuro", "neurons", metadata_filter={"year": {"$lt": 2016}})
-    assert hits and all(d.metadata["year"] < 2016 for d, _ in hits)
+    assert hits
+    assert all(d.metadata["year"] < 2016 for d, _ in hits)
     delete_fts5_ids(index_path, ["jones2015.pdf:0", "unknown:9"])
     after = mgr.retrieve("neuro", "calcium imaging")
     assert "jones2015.pdf:0" not in [d.id for d, _ in after]
@@ -75,7 +76,8 @@ async def test_async_writer_inside_an_event_loop(tmp_path):
     index = Fts5Bm25Index(path)
     try:
         assert index.count() == 2
-        assert index.search("", 5) == [] and index.search("neuron", 0) == []
+        assert index.search("", 5) == []
+        assert index.search("neuron", 0) == []
     finally:
         index.close()
         index.close()

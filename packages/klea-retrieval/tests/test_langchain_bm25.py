@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from klea_utils.stores.langchain_bm25 import BM25Retriever, default_preprocessing_func
 from langchain_core.documents import Document
 from rank_bm25 import BM25Okapi
-
-from klea_utils.stores.langchain_bm25 import BM25Retriever, default_preprocessing_func
 
 
 def test_default_preprocessing_normalizes_folds_case_and_splits_words():
@@ -37,7 +36,8 @@ def test_scores_match_rank_bm25_and_ids_metadata_survive():
     hits = retriever.scored_documents("Cats DOGS")
     assert [d.page_content for d, _ in hits] == ["cats and dogs", "dogs bark"]
     assert hits[0][1] == pytest.approx(reference[2])
-    assert hits[0][0].id == "f:2" and hits[0][0].metadata == {"i": 2}
+    assert hits[0][0].id == "f:2"
+    assert hits[0][0].metadata == {"i": 2}
     assert [d.page_content for d in retriever.invoke("fish")] == ["fish swim"]
     assert retriever.scored_documents("unrelated words") == []
     assert retriever.scored_documents("cats", k=0) == []

@@ -40,7 +40,7 @@ def test_constructor_validates_k(config):
 def test_domains_and_unknown_domain(config):
     mgr = BM25RetrieverManager(config, LOG)
     assert mgr.domains == ["neuro", "other"]
-    with pytest.raises(ValueError, match="unknown domain 'nope'.*neuro, other"):
+    with pytest.raises(ValueError, match=r"unknown domain 'nope'.*neuro, other"):
         mgr.retrieve("nope", "q")
 
 

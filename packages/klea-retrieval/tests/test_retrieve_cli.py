@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from retrieval_support import build_tiny_cross_encoder, corpus_documents, write_corpus_pickle
-
 from klea_utils.stores.retrieval.fts5_index import write_fts5_chunks
 from klea_utils.stores.retrieve_cli import main
+from retrieval_support import build_tiny_cross_encoder, corpus_documents, write_corpus_pickle
 
 
 @pytest.fixture
@@ -38,7 +37,8 @@ def test_prints_serialized_references(stores_json, capsys):
     assert main(["--stores", str(stores_json), "--domain", "neuro", "--k", "2", "Golgi cells"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("### Source document 1/1: [sinha2021.pdf]")
-    assert "Granule cells and Golgi cells" in out and "_source_scores" not in out
+    assert "Granule cells and Golgi cells" in out
+    assert "_source_scores" not in out
 
 
 def test_json_output_with_filter_and_rerank(stores_json, tmp_path, capsys):
@@ -55,8 +55,10 @@ def test_json_output_with_filter_and_rerank(stores_json, tmp_path, capsys):
     ]
     assert main(argv) == 0
     data = json.loads(capsys.readouterr().out)
-    assert set(data) == {"neuro", "empty"} and data["empty"] == []
-    assert data["neuro"] and all(hit["metadata"]["year"] >= 2015 for hit in data["neuro"])
+    assert set(data) == {"neuro", "empty"}
+    assert data["empty"] == []
+    assert data["neuro"]
+    assert all(hit["metadata"]["year"] >= 2015 for hit in data["neuro"])
     labels = {label for hit in data["neuro"] for label in hit["metadata"]["_source_scores"]}
     assert labels == {"BM25: pickled", "BM25: fts"}
 

@@ -33,19 +33,20 @@ def test_config_is_cached_until_the_file_changes(stores_file):
     stat = stores_file.stat()
     os.utime(stores_file, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10_000_000))
     second = load_retriever_config(stores_file)
-    assert second is not first and set(second.domains) == {"neuro", "other"}
+    assert second is not first
+    assert set(second.domains) == {"neuro", "other"}
 
 
 def test_bad_files_name_the_file_and_field(tmp_path):
-    with pytest.raises(FileNotFoundError, match="missing.json"):
+    with pytest.raises(FileNotFoundError, match=r"missing\.json"):
         load_retriever_config(tmp_path / "missing.json")
     bad = tmp_path / "bad.json"
     bad.write_text("{not json", encoding="utf-8")
-    with pytest.raises(ValueError, match="bad.json.*not valid JSON"):
+    with pytest.raises(ValueError, match=r"bad\.json.*not valid JSON"):
         load_retriever_config(bad)
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps({"domains": {"d": {"bm25_stores": [{"path": "/x"}]}}}))
-    with pytest.raises(ValueError, match="wrong.json") as info:
+    with pytest.raises(ValueError, match=r"wrong\.json") as info:
         load_retriever_config(wrong)
     assert "name" in str(info.value)
 
@@ -79,7 +80,8 @@ def test_resolve_falls_back_to_the_env_var_then_fails_closed(stores_file, monkey
         utils._host_stores_config_path.cache_clear()
         with caplog.at_level(logging.WARNING):
             assert resolve_stores_config_path() is None
-        assert STORES_CONFIG_META_KEY in caplog.text and STORES_CONFIG_ENV_VAR in caplog.text
+        assert STORES_CONFIG_META_KEY in caplog.text
+        assert STORES_CONFIG_ENV_VAR in caplog.text
     finally:
         utils._host_stores_config_path.cache_clear()
 

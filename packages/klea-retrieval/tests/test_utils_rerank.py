@@ -38,7 +38,7 @@ def test_recency_blends_normalized_relevance_and_year():
 
 def test_recency_guards_single_values_and_non_int_years():
     out = rerank_by_recency([(d("a", 2020), 0.3), (d("b", "2021"), 0.3), (d("c", True), 0.3)])
-    assert dict((doc.page_content, s) for doc, s in out) == {
+    assert {doc.page_content: s for doc, s in out} == {
         "a": pytest.approx(1.0),
         "b": pytest.approx(0.95),
         "c": pytest.approx(0.95),

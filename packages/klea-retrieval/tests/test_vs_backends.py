@@ -6,13 +6,12 @@ import logging
 import warnings
 
 import pytest
-from retrieval_support import corpus_documents
-
 from klea_utils.stores._qdrant import close_local_qdrant_client, qdrant_point_id
 from klea_utils.stores.config import PerDomainConfig, RetrieverConfig, VectorStoreInfo
 from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL, load_embeddings
 from klea_utils.stores.retrieval.vs import VSRetriever
 from klea_utils.stores.utils import CHROMA_HNSW_SPACE, drop_collection, instantiate_vector_store
+from retrieval_support import corpus_documents
 
 LOG = logging.getLogger("test-vs")
 pytestmark = pytest.mark.slow
@@ -65,7 +64,8 @@ def test_store_roundtrip_filters_delete_readd_and_drop(store_path, minilm):
     assert hits[0][1] == pytest.approx(cosine, abs=1e-3)
 
     filtered = retriever.retrieve("neuro", "neurons", {"year": {"$gte": 2015}})
-    assert filtered and all(d.metadata["year"] >= 2015 for d, _ in filtered)
+    assert filtered
+    assert all(d.metadata["year"] >= 2015 for d, _ in filtered)
     by_author = retriever.retrieve("neuro", "neurons", {"authors": {"$contains": "Sarah Jones"}})
     assert {d.metadata["file_name"] for d, _ in by_author} == {"jones2015.pdf"}
 
@@ -86,7 +86,7 @@ def test_store_roundtrip_filters_delete_readd_and_drop(store_path, minilm):
 
 
 def test_chroma_rules(tmp_path, minilm):
-    with pytest.raises(FileNotFoundError, match="chroma.sqlite3"):
+    with pytest.raises(FileNotFoundError, match=r"chroma\.sqlite3"):
         instantiate_vector_store(f"chroma:{tmp_path / 'none'}", "col", minilm, LOG)
     store = instantiate_vector_store(f"chroma:{tmp_path / 's'}", "col", minilm, LOG, create=True)
     with warnings.catch_warnings():  # chromadb warns about its own legacy config format
@@ -116,4 +116,5 @@ def test_bad_store_paths(path, message):
 
 def test_qdrant_point_ids_are_deterministic_uuid5():
     assert qdrant_point_id("a.pdf:0") == qdrant_point_id("a.pdf:0") != qdrant_point_id("a.pdf:1")
-    assert len(str(qdrant_point_id("a.pdf:0"))) == 36 and qdrant_point_id(7) == 7
+    assert len(str(qdrant_point_id("a.pdf:0"))) == 36
+    assert qdrant_point_id(7) == 7

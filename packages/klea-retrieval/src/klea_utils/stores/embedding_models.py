@@ -133,9 +133,9 @@ class SentenceTransformerEmbeddings(Embeddings):
     @property
     def dimension(self) -> int:
         """Length of the vectors this model produces."""
-        getter = getattr(self._model, "get_embedding_dimension", None) or getattr(
-            self._model, "get_sentence_embedding_dimension"
-        )
+        getter = getattr(self._model, "get_embedding_dimension", None)
+        if getter is None:  # sentence-transformers < 5
+            getter = self._model.get_sentence_embedding_dimension
         dim = getter()
         return int(dim) if dim is not None else len(self.embed_query("dimension"))
 
