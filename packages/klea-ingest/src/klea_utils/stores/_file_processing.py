@@ -83,6 +83,11 @@ class FileProcessor:
             self._chunker = Chunker(logger=self.logger, **self._chunker_options)  # type: ignore[arg-type]
         return self._chunker
 
+    def warm_up(self) -> None:
+        """Build the Docling converter and load the tokenizer now, not on the first file."""
+        _ = self._converter.converter
+        _ = self.chunker
+
     def process(self, path: Path, file_hash: str) -> FileOutcome:
         """Convert, chunk and cache ``path``; never raises for a bad document."""
         path = Path(path)

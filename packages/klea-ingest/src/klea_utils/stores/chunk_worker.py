@@ -190,6 +190,9 @@ def convert_batch_worker(
         logging.basicConfig(level=config.log_level)
         logger.setLevel(config.log_level)
     processor = _build_processor(config, logger)
+    if queue is not None:
+        # Start-up is not charged to the first file's timeout (current_file is still -1).
+        processor.warm_up()
     results: list[ChunkItemResult] = []
 
     def emit(result: ChunkItemResult) -> None:
