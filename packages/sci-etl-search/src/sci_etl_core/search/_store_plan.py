@@ -55,6 +55,14 @@ class LeafPlan:
         """Return the leaf's occurrences per field."""
         if not self.words:
             return {}
+        if self.simple:
+            word = self.words[0]
+            found: dict[str, list[tuple[int, int]]] = {}
+            for name in self.fields:
+                if entry.counts[name][word]:
+                    tokens = getattr(entry.tokens, name)
+                    found[name] = [(i, i + 1) for i, token in enumerate(tokens) if token == word]
+            return found
         return occurrences(self.leaf, entry.tokens, tokenizer=tokenizer)
 
 

@@ -9,13 +9,14 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
-from sci_etl_core.search._bm25 import bm25_score, idf
+from sci_etl_core.search._bm25 import K1, B, bm25_score, idf
 from sci_etl_core.search._store_checks import (
     check_facet_request,
     check_range_request,
     sort_facet_counts,
 )
 from sci_etl_core.search._store_plan import (
+    BoolPlan,
     Counted,
     Entry,
     LeafPlan,
@@ -107,6 +108,8 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
         self._vocabulary: list[str] = []
         self._vocabulary_stale = False
         self._total_tokens = 0
+        self._norm_cache: tuple[float, dict[str, float]] | None = None
+        self._frequencies: dict[str, dict[str, float]] = {}
 
     @property
     def facet_keys(self) -> frozenset[str]:
@@ -155,7 +158,9 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
             for word in counts:
                 self._postings.setdefault(word, set()).add(record_id)
                 self._field_postings.setdefault((name, word), {})[record_id] = counts[word]
+                self._frequencies.pop(word, None)
         self._vocabulary_stale = True
+        self._norm_cache = None
         self._total_tokens += entry.length
         self._documents[record_id] = stored
         self._entries[record_id] = entry
@@ -165,9 +170,11 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
         if entry is None:
             return
         del self._documents[record_id]
+        self._norm_cache = None
         self._total_tokens -= entry.length
         for name, counts in entry.counts.items():
             for word in counts:
+                self._frequencies.pop(word, None)
                 _discard(self._postings, word, record_id)
                 postings = self._field_postings.get((name, word))
                 if postings is not None:
@@ -296,29 +303,16 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
         if limit < 1:
             return []
         plan, leaves = compile_plan(node, self._tokenizer)
-        if _counts_every_occurrence(plan):
-            freqs = self._simple_frequencies(plan, leaves, filters, exclude_record_id)
-        else:
-            found = self._matching(plan, filters)
-            if exclude_record_id is not None:
-                found.pop(exclude_record_id, None)
-            freqs = {}
-            for record_id, counted in found.items():
-                entry = self._entries[record_id]
-                row = [0.0] * len(leaves)
-                for leaf, hits in counted:
-                    row[leaf.index] += self._frequency(leaf, entry, hits)
-                freqs[record_id] = row
-        if not freqs:
-            return []
         rows = len(self._entries)
+        if not self._total_tokens:
+            return []  # no document holds a token, so none can match
         avgdl = self._total_tokens / rows
         idfs = [idf(rows, self._hits_of(leaf)) for leaf in leaves]
-        scored = [
-            (-bm25_score(idfs, row, self._entries[rid].length, avgdl), rid)
-            for rid, row in freqs.items()
-        ]
-        best = heapq.nsmallest(limit, scored)
+        if _counts_every_occurrence(plan):
+            scores = self._simple_scores(plan, leaves, idfs, avgdl, filters, exclude_record_id)
+        else:
+            scores = self._general_scores(plan, leaves, idfs, avgdl, filters, exclude_record_id)
+        best = heapq.nsmallest(limit, ((-score, rid) for rid, score in scores.items()))
         results: list[TextHit] = []
         for negative, record_id in best:
             kept: Counted = []
@@ -326,35 +320,103 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
             results.append(self._hit(record_id, -negative, kept))
         return results
 
-    def _simple_frequencies(
+    def _general_scores(
         self,
         plan: Plan,
         leaves: list[LeafPlan],
+        idfs: list[float],
+        avgdl: float,
         filters: Sequence[SearchFilter],
         exclude_record_id: str | None,
-    ) -> dict[str, list[float]]:
-        """Score inputs straight from the postings, for plans counting every occurrence."""
-        matched = self._candidates(plan)
-        assert matched is not None  # no negation in such plans
+    ) -> dict[str, float]:
+        found = self._matching(plan, filters)
         if exclude_record_id is not None:
-            matched.discard(exclude_record_id)
-        if filters:
-            matched = {rid for rid in matched if _passes(self._entries[rid].tags, filters)}
-        freqs: dict[str, list[float]] = {rid: [0.0] * len(leaves) for rid in matched}
+            found.pop(exclude_record_id, None)
+        scores: dict[str, float] = {}
+        for record_id, counted in found.items():
+            entry = self._entries[record_id]
+            row = [0.0] * len(leaves)
+            for leaf, hits in counted:
+                row[leaf.index] += self._frequency(leaf, entry, hits)
+            scores[record_id] = bm25_score(idfs, row, entry.length, avgdl)
+        return scores
+
+    def _simple_scores(
+        self,
+        plan: Plan,
+        leaves: list[LeafPlan],
+        idfs: list[float],
+        avgdl: float,
+        filters: Sequence[SearchFilter],
+        exclude_record_id: str | None,
+    ) -> dict[str, float]:
+        """Score straight from the postings, for plans counting every occurrence.
+
+        The arithmetic is that of :func:`~sci_etl_core.search._bm25.bm25_score`, phrase
+        by phrase; a phrase absent from a row adds exactly nothing, so it is skipped.
+        """
+        restrict = not _is_disjunction(plan) or bool(filters) or exclude_record_id is not None
+        allowed: set[str] | None = None
+        if restrict:
+            allowed = self._candidates(plan)
+            if allowed is None:  # pragma: no cover - such plans hold no negation
+                allowed = set(self._entries)
+            if exclude_record_id is not None:
+                allowed.discard(exclude_record_id)
+            if filters:
+                allowed = {rid for rid in allowed if _passes(self._entries[rid].tags, filters)}
+        norms = self._norms(avgdl)
+        k1_plus_1 = K1 + 1.0
+        scores: dict[str, float] = {}
         for leaf in leaves:
-            for name in FIELDS:
-                if name not in leaf.fields:
-                    continue
-                weight = self._weights[name]
-                for record_id, times in self._field_postings.get((name, leaf.words[0]), {}).items():
-                    row = freqs.get(record_id)
-                    if row is None:
-                        continue
-                    freq = row[leaf.index]
-                    for _ in range(times):
-                        freq += weight
-                    row[leaf.index] = freq
+            freqs = self._leaf_frequencies(leaf)
+            weight_idf = idfs[leaf.index]
+            get = scores.get
+            if allowed is None:
+                for record_id, freq in freqs.items():
+                    scores[record_id] = get(record_id, 0.0) + weight_idf * (
+                        (freq * k1_plus_1) / (freq + norms[record_id])
+                    )
+            else:
+                for record_id, freq in freqs.items():
+                    if record_id in allowed:
+                        scores[record_id] = get(record_id, 0.0) + weight_idf * (
+                            (freq * k1_plus_1) / (freq + norms[record_id])
+                        )
+        return scores
+
+    def _leaf_frequencies(self, leaf: LeafPlan) -> dict[str, float]:
+        """Return the weighted count of a single-token leaf in every document holding it."""
+        word = leaf.words[0]
+        if len(leaf.fields) == len(FIELDS):
+            cached = self._frequencies.get(word)
+            if cached is None:
+                cached = self._frequencies[word] = self._weighted(word, FIELDS)
+            return cached
+        return self._weighted(word, leaf.fields)
+
+    def _weighted(self, word: str, fields: Sequence[str]) -> dict[str, float]:
+        freqs: dict[str, float] = {}
+        for name in FIELDS:
+            if name not in fields:
+                continue
+            weight = self._weights[name]
+            for record_id, times in self._field_postings.get((name, word), {}).items():
+                freq = freqs.get(record_id, 0.0)
+                for _ in range(times):
+                    freq += weight
+                freqs[record_id] = freq
         return freqs
+
+    def _norms(self, avgdl: float) -> dict[str, float]:
+        """Return each document's ``k1 * (1 - b + b * D / avgdl)``, cached per corpus state."""
+        if self._norm_cache is None or self._norm_cache[0] != avgdl:
+            norms = {
+                rid: K1 * (1 - B + B * float(entry.length) / avgdl)
+                for rid, entry in self._entries.items()
+            }
+            self._norm_cache = (avgdl, norms)
+        return self._norm_cache[1]
 
     def _hit(self, record_id: str, score: float, counted: Counted) -> TextHit:
         document = self._documents[record_id]
@@ -465,6 +527,11 @@ def _counts_every_occurrence(plan: Plan) -> bool:
     if plan.kind == "or":
         return all(isinstance(child, LeafPlan) and child.simple for child in plan.children)
     return all(_counts_every_occurrence(child) for child in plan.children)
+
+
+def _is_disjunction(plan: Plan) -> bool:
+    """Whether ``plan`` is one leaf or an OR of leaves, so every posting is a match."""
+    return isinstance(plan, LeafPlan) or (isinstance(plan, BoolPlan) and plan.kind == "or")
 
 
 def _discard(index: dict[Any, set[str]], key: Any, record_id: str) -> None:
