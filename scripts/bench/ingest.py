@@ -1,0 +1,91 @@
+"""Benchmark chunk_all on generated text PDFs at N and 4N files.
+
+Reports files per minute, the parent's peak RSS at each size, and the peak RSS seen in
+any conversion worker (checked against the cap). Target: parent peak RSS at 4N <= 1.15x
+at N, and workers within their cap (plus one file's growth: the cap is checked before
+each file).
+
+    uv run --frozen python scripts/bench/ingest.py --files 20 --mem-limit 2000000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "packages/klea-ingest/tests"))
+
+from ingest_corpus import sample_paragraphs, write_text_pdf  # noqa: E402
+
+from klea_utils.stores.ingestion import StoresBuilder  # noqa: E402
+
+
+class _Sampler(threading.Thread):
+    def __init__(self) -> None:
+        super().__init__(daemon=True)
+        self.parent_peak = 0
+        self.worker_peak = 0
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        me = psutil.Process()
+        while not self.stop.is_set():
+            self.parent_peak = max(self.parent_peak, me.memory_info().rss)
+            for child in me.children(recursive=True):
+                try:
+                    if "spawn_main" in " ".join(child.cmdline()):
+                        self.worker_peak = max(self.worker_peak, child.memory_info().rss)
+                except psutil.Error:
+                    pass
+            time.sleep(0.05)
+
+
+def _run(count: int, mem_limit: int, batch: int) -> tuple[float, int, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for i in range(count):
+            write_text_pdf(root / f"p{i:05d}.pdf", f"Paper {i}", sample_paragraphs(6, seed=i))
+        builder = StoresBuilder(
+            "huggingface:all-MiniLM-L6-v2", logging.getLogger("bench"), max_tokens=256
+        )
+        sampler = _Sampler()
+        sampler.start()
+        start = time.perf_counter()
+        headings = builder.chunk_all(root, worker_mem_limit=mem_limit, worker_batch_size=batch)
+        elapsed = time.perf_counter() - start
+        sampler.stop.set()
+        sampler.join()
+        assert len(headings) == count, f"only {len(headings)}/{count} files chunked"
+        return count / elapsed * 60, sampler.parent_peak, sampler.worker_peak
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--files", type=int, default=20, help="N (the second run uses 4N)")
+    parser.add_argument("--mem-limit", type=int, default=2_000_000_000)
+    parser.add_argument("--batch", type=int, default=200)
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    logging.basicConfig(level=logging.WARNING)
+    rows = []
+    for count in (args.files, 4 * args.files):
+        rate, parent, worker = _run(count, args.mem_limit, args.batch)
+        rows.append((count, rate, parent, worker))
+        print(
+            f"{count:6d} files: {rate:8.1f} files/min, parent peak RSS {parent / 2**20:7.1f} MiB, "
+            f"worker peak RSS {worker / 2**20:7.1f} MiB (cap {args.mem_limit / 2**20:.0f} MiB)"
+        )
+    ratio = rows[1][2] / rows[0][2]
+    print(f"parent peak RSS ratio 4N/N: {ratio:.3f} (target <= 1.15)")
+
+
+if __name__ == "__main__":
+    main()
