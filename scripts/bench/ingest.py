@@ -23,9 +23,8 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "packages/klea-ingest/tests"))
 
-from ingest_corpus import sample_paragraphs, write_text_pdf  # noqa: E402
-
-from klea_utils.stores.ingestion import StoresBuilder  # noqa: E402
+from ingest_corpus import sample_paragraphs, write_text_pdf
+from klea_utils.stores.ingestion import StoresBuilder
 
 
 class _Sampler(threading.Thread):
