@@ -131,7 +131,7 @@ def test_hung_poison_file_is_killed_isolated_and_failed(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     good = write_markdown(tmp_path / "a.md", "A", sample_paragraphs(1))
-    # Six pages of OCR take far longer than the one-second file timeout.
+    # 48 pages of OCR take far longer than the one-second file timeout.
     poison = write_scanned_pdf(tmp_path / "b.pdf", ["HANGING PAGE"] * 12)
     from pypdfium2 import PdfDocument
 
