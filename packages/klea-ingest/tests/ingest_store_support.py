@@ -195,4 +195,10 @@ def query_store(store_uri: str, collection: str, query: str, k: int = 3) -> list
         config, logging.getLogger("klea-test-query"), "huggingface:all-MiniLM-L6-v2", default_k=k
     )
     manager.setup()
-    return [doc for doc, _ in manager.retrieve("d", query)]
+    try:
+        return [doc for doc, _ in manager.retrieve("d", query)]
+    finally:
+        for info in config.domains["d"].vector_stores:
+            engine = getattr(info.loaded_object, "_engine", None)
+            if engine is not None:
+                engine.dispose()

@@ -235,8 +235,17 @@ def store_all(
         if fts5 is not None:
             fts5.abort()
         raise
+    finally:
+        _close_store(store)
     log.info("Store %s collection %r: %s", store_uri, collection_name, summary.describe())
     return summary
+
+
+def _close_store(store: Any) -> None:
+    """Release a store's connections (PGVector keeps a SQLAlchemy engine pool open)."""
+    engine = getattr(store, "_engine", None)
+    if engine is not None and hasattr(engine, "dispose"):
+        engine.dispose()
 
 
 def _store_file(
