@@ -27,9 +27,15 @@ from klea_utils.stores.chunk_worker import (
     dispatch_conversion_batches,
 )
 from klea_utils.stores.ingest_exceptions import SourceLayoutError
+from klea_utils.stores.metadata_map import _apply_store_metadata_policy
 from langchain_core.documents import Document
 
-__all__ = ["DEFAULT_EMBED_BATCH_SIZE", "DEFAULT_WORKER_MEM_LIMIT", "StoresBuilder"]
+__all__ = [
+    "DEFAULT_EMBED_BATCH_SIZE",
+    "DEFAULT_WORKER_MEM_LIMIT",
+    "StoresBuilder",
+    "_apply_store_metadata_policy",  # the seed documents it here; it lives in metadata_map
+]
 
 DEFAULT_EMBED_BATCH_SIZE = 256
 """Number of chunks embedded per ``add_documents`` call in ``store_all()``."""
