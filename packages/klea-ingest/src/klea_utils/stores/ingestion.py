@@ -250,15 +250,26 @@ class StoresBuilder:
         source_dir: Path,
         force: bool = False,
         bm25_path: str | None = None,
+        *,
+        fts5_path: str | None = None,
     ) -> None:
         """Write chunked documents to a vector store.
 
-        Delegates to :func:`klea_utils.stores.store_writer.store_all`.
+        Delegates to :func:`klea_utils.stores.store_writer.store_all`. ``fts5_path``, an
+        addition to the original signature, also writes an FTS5 index of the chunks
+        (``sci_etl_core.search``), servable as a ``fts5:`` BM25 store.
         """
         from klea_utils.stores import store_writer
 
         store_writer.store_all(
-            self, results, store_uri, collection_name, source_dir, force=force, bm25_path=bm25_path
+            self,
+            results,
+            store_uri,
+            collection_name,
+            source_dir,
+            force=force,
+            bm25_path=bm25_path,
+            fts5_path=fts5_path,
         )
 
     def build(
@@ -271,10 +282,13 @@ class StoresBuilder:
         bm25_path: str | None = None,
         worker_mem_limit: int | None = DEFAULT_WORKER_MEM_LIMIT,
         worker_batch_size: int = 200,
+        *,
+        fts5_path: str | None = None,
     ) -> None:
         """Full pipeline: chunk documents and write them to a vector store.
 
-        Delegates to :func:`klea_utils.stores.store_writer.build`.
+        Delegates to :func:`klea_utils.stores.store_writer.build`; ``fts5_path`` as for
+        :meth:`store_all`.
         """
         from klea_utils.stores import store_writer
 
@@ -288,6 +302,7 @@ class StoresBuilder:
             bm25_path=bm25_path,
             worker_mem_limit=worker_mem_limit,
             worker_batch_size=worker_batch_size,
+            fts5_path=fts5_path,
         )
 
     def _load_and_fold_results(self, *args: Any, **kwargs: Any) -> Any:
