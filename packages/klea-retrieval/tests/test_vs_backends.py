@@ -39,9 +39,26 @@ def ids_of(docs):
     return [d.id for d in docs]
 
 
+def dispose(*stores):
+    """Close PGVector engines so no PostgreSQL connection outlives the test."""
+    for store in stores:
+        engine = getattr(store, "_engine", None)
+        if engine is not None:
+            engine.dispose()
+
+
 def test_store_roundtrip_filters_delete_readd_and_drop(store_path, minilm):
+    opened = []
+    try:
+        roundtrip(store_path, minilm, opened)
+    finally:
+        dispose(*opened)
+
+
+def roundtrip(store_path, minilm, opened):
     docs = corpus_documents()
     store = instantiate_vector_store(store_path, "papers", minilm, LOG, create=True)
+    opened.append(store)
     store.add_documents(docs, ids=ids_of(docs))
 
     config = RetrieverConfig(
@@ -56,6 +73,7 @@ def test_store_roundtrip_filters_delete_readd_and_drop(store_path, minilm):
     assert config.domains["neuro"].vector_stores[0].loaded_object is None
     hits = retriever.retrieve("neuro", "cerebellar granule and Golgi cells")
     assert config.domains["neuro"].vector_stores[0].loaded_object is not None
+    opened.append(config.domains["neuro"].vector_stores[0].loaded_object)
     assert hits[0][0].page_content.startswith("Granule cells")
     assert all(-1.0 <= s <= 1.0 for _, s in hits)
     query_vec = minilm.embed_query("cerebellar granule and Golgi cells")
@@ -82,6 +100,7 @@ def test_store_roundtrip_filters_delete_readd_and_drop(store_path, minilm):
             instantiate_vector_store(store_path, "papers", minilm, LOG)
     else:
         fresh = instantiate_vector_store(store_path, "papers", minilm, LOG)
+        opened.append(fresh)
         assert fresh.similarity_search("neurons", k=3) == []
 
 

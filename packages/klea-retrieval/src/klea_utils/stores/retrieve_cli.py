@@ -6,10 +6,9 @@ Usage::
                   [--rerank MODEL] [--embedding-model SPEC] [--max-chars N] [--json] QUERY
 
 For each selected domain (every domain by default) the vector stores and the BM25 stores
-are queried with ``k`` each, every store's ranked list is fused with ``rrf_merge``,
-optionally re-ranked by a
-cross-encoder, re-ranked by recency, truncated to ``--max-chars`` and printed as the
-serialized reference material (or as JSON).
+are queried with ``k`` each, every store's ranked list is fused with ``rrf_merge``, the
+result is optionally re-ranked by a cross-encoder, re-ranked by recency, truncated to
+``--max-chars`` and printed as the serialized reference material (or as JSON).
 """
 
 from __future__ import annotations
