@@ -2,7 +2,7 @@
 
 Run with ``uv run --frozen python scripts/bench/lexical.py``. Documents are title +
 abstract (the stores keep them as two fields); each query is the OR of its words.
-Prints index time, queries per second for the top 10 (with snippets where the system
+Prints index time, queries per second (best of three passes, as the machine is shared) for the top 10 (with snippets where the system
 makes them), nDCG@10 against the judgements, and the ratios the targets are set on.
 """
 
@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data" / "scifact"
 WEIGHTS = BM25Weights()
 TOKENIZER = Unicode61Tokenizer()
+REPEATS = 3
+"""Each system answers every query this many times; the fastest pass counts."""
 
 
 def load(data: Path) -> tuple[list[dict[str, str]], dict[str, str], dict[str, set[str]]]:
@@ -79,11 +81,13 @@ def bench_store(
         nodes = {q: Or(tuple(Term(w) for w in query_words(t))) for q, t in queries.items()}
         await store.search(next(iter(nodes.values())), limit=10)  # type: ignore[attr-defined]
         runs: dict[str, list[str]] = {}
-        started = time.perf_counter()
-        for qid, node in nodes.items():
-            hits = await store.search(node, limit=10)  # type: ignore[attr-defined]
-            runs[qid] = [hit.record_id for hit in hits]
-        query_s = time.perf_counter() - started
+        query_s = math.inf
+        for _ in range(REPEATS):
+            started = time.perf_counter()
+            for qid, node in nodes.items():
+                hits = await store.search(node, limit=10)  # type: ignore[attr-defined]
+                runs[qid] = [hit.record_id for hit in hits]
+            query_s = min(query_s, time.perf_counter() - started)
         await store.aclose()  # type: ignore[attr-defined]
         return Result(name, index_s, query_s, runs)
 
@@ -111,12 +115,15 @@ def bench_raw_fts5(corpus: list[dict[str, str]], queries: dict[str, str], path: 
         f"ORDER BY bm25(t, 0, {WEIGHTS.title}, {WEIGHTS.abstract}) LIMIT 10"
     )
     runs: dict[str, list[str]] = {}
-    started = time.perf_counter()
-    for qid, text in queries.items():
-        match = " OR ".join(f'"{w}"' for w in query_words(text))
-        rows = connection.execute(sql, (SNIPPET_OPEN, SNIPPET_CLOSE, SNIPPET_ELLIPSIS, match))
-        runs[qid] = [row[0] for row in rows]
-    query_s = time.perf_counter() - started
+    query_s = math.inf
+    for _ in range(REPEATS):
+        started = time.perf_counter()
+        for qid, text in queries.items():
+            match = " OR ".join(f'"{w}"' for w in query_words(text))
+            marks = (SNIPPET_OPEN, SNIPPET_CLOSE, SNIPPET_ELLIPSIS)
+            rows = connection.execute(sql, (*marks, match)).fetchall()
+            runs[qid] = [row[0] for row in rows]
+        query_s = min(query_s, time.perf_counter() - started)
     connection.close()
     return Result("raw FTS5 bm25() SQL", index_s, query_s, runs)
 
@@ -130,12 +137,14 @@ def bench_rank_bm25(corpus: list[dict[str, str]], queries: dict[str, str]) -> Re
     model = BM25Okapi([TOKENIZER.words(f"{row['title']} {row['text']}") for row in corpus])
     index_s = time.perf_counter() - started
     runs: dict[str, list[str]] = {}
-    started = time.perf_counter()
-    for qid, text in queries.items():
-        scores = model.get_scores(query_words(text))
-        top = np.argsort(-scores, kind="stable")[:10]
-        runs[qid] = [ids[i] for i in top]
-    query_s = time.perf_counter() - started
+    query_s = math.inf
+    for _ in range(REPEATS):
+        started = time.perf_counter()
+        for qid, text in queries.items():
+            scores = model.get_scores(query_words(text))
+            top = np.argsort(-scores, kind="stable")[:10]
+            runs[qid] = [ids[i] for i in top]
+        query_s = min(query_s, time.perf_counter() - started)
     return Result("rank_bm25 BM25Okapi", index_s, query_s, runs)
 
 
@@ -150,12 +159,14 @@ def bench_bm25s(corpus: list[dict[str, str]], queries: dict[str, str]) -> Result
     )
     index_s = time.perf_counter() - started
     runs: dict[str, list[str]] = {}
-    started = time.perf_counter()
-    for qid, text in queries.items():
-        words = query_words(text)
-        found, _ = model.retrieve([words], k=10, show_progress=False, n_threads=1)
-        runs[qid] = [ids[i] for i in found[0]]
-    query_s = time.perf_counter() - started
+    query_s = math.inf
+    for _ in range(REPEATS):
+        started = time.perf_counter()
+        for qid, text in queries.items():
+            words = query_words(text)
+            found, _ = model.retrieve([words], k=10, show_progress=False, n_threads=1)
+            runs[qid] = [ids[i] for i in found[0]]
+        query_s = min(query_s, time.perf_counter() - started)
     return Result("bm25s", index_s, query_s, runs)
 
 

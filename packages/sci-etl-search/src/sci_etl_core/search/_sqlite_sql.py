@@ -16,12 +16,12 @@ from sci_etl_core.search.query import Node
 __all__ = [
     "Clause",
     "count_sql",
+    "documents_sql",
     "facet_sql",
+    "fast_search_sql",
     "filter_ids_sql",
     "search_sql",
-    "column_snippet_sql",
-    "detail_sql",
-    "fast_search_sql",
+    "snippet_sql",
     "where_clause",
 ]
 
@@ -141,31 +141,32 @@ def fast_search_sql(match: str, weights: tuple[float, float, float], limit: int)
     return sql, (*weights, match, *weights, limit)
 
 
-def detail_sql(
+def snippet_sql(
     match: str, doc_ids: Sequence[int], marks: tuple[str, str, str], tokens: int
 ) -> Clause:
-    """Return the query giving each hit's stored row and FTS5's snippet of its best field."""
+    """Return the query giving FTS5's best snippet and each column's snippet for ``doc_ids``.
+
+    It reads the FTS5 table alone: FTS5 evaluates the MATCH once per statement
+    whatever rowids are asked for, so every snippet comes from one statement.
+    """
     open_mark, close_mark, ellipsis = marks
-    holes = ", ".join("?" for _ in doc_ids)
-    sql = (
-        'SELECT d."doc_id", d."record_id", d."title", d."abstract", d."body", d."metadata", '
-        'snippet("documents_fts", -1, ?, ?, ?, ?) '
-        'FROM "documents_fts" JOIN "documents" d ON d."doc_id" = "documents_fts"."rowid" '
-        f'WHERE "documents_fts" MATCH ? AND "documents_fts"."rowid" IN ({holes})'
+    snippets = ", ".join(
+        f'snippet("documents_fts", {column}, ?, ?, ?, ?)' for column in (-1, 0, 1, 2)
     )
-    return sql, (open_mark, close_mark, ellipsis, tokens, match, *doc_ids)
-
-
-def column_snippet_sql(
-    match: str, column: int, doc_ids: Sequence[int], marks: tuple[str, str, str], tokens: int
-) -> Clause:
-    """Return the query giving FTS5's snippet of one column for each of ``doc_ids``."""
-    if column not in (0, 1, 2):
-        raise ValueError(f"column must be 0, 1 or 2, not {column!r}")
-    open_mark, close_mark, ellipsis = marks
     holes = ", ".join("?" for _ in doc_ids)
     sql = (
-        f'SELECT "rowid", snippet("documents_fts", {column}, ?, ?, ?, ?) FROM "documents_fts" '
+        f'SELECT "rowid", {snippets} FROM "documents_fts" '
         f'WHERE "documents_fts" MATCH ? AND "rowid" IN ({holes})'
     )
-    return sql, (open_mark, close_mark, ellipsis, tokens, match, *doc_ids)
+    per_snippet = (open_mark, close_mark, ellipsis, tokens)
+    return sql, (*(per_snippet * 4), match, *doc_ids)
+
+
+def documents_sql(doc_ids: Sequence[int]) -> Clause:
+    """Return the query giving the stored row of each of ``doc_ids``."""
+    holes = ", ".join("?" for _ in doc_ids)
+    sql = (
+        'SELECT "doc_id", "record_id", "title", "metadata" FROM "documents" '
+        f'WHERE "doc_id" IN ({holes})'
+    )
+    return sql, tuple(doc_ids)

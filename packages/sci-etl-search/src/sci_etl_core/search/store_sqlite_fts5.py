@@ -50,15 +50,6 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _Row = tuple[str, str, str, str, str, list[tuple[str, str]]]
 
 
-def _column_of(snippet: str, columns: Sequence[str]) -> int:
-    """Return which column FTS5 cut ``snippet`` from: the first whose text holds it."""
-    core = snippet.removeprefix(SNIPPET_ELLIPSIS).removesuffix(SNIPPET_ELLIPSIS)
-    for index, text in enumerate(columns):
-        if core in text:
-            return index
-    return 0
-
-
 def fts5_available(connect: Callable[[], sqlite3.Connection] | None = None) -> bool:
     """Report whether this interpreter's SQLite was built with FTS5.
 
@@ -326,46 +317,31 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
     ) -> list[TextHit]:
         marks = (SNIPPET_OPEN, SNIPPET_CLOSE, SNIPPET_ELLIPSIS)
         doc_ids = [doc_id for doc_id, _ in ranked]
-        statement, params = sql.detail_sql(match, doc_ids, marks, SNIPPET_TOKENS)
-        rows = {row[0]: row for row in connection.execute(statement, params)}
-        best: dict[int, tuple[int, str, tuple[tuple[int, int], ...]]] = {}
-        wanted: dict[int, list[int]] = {0: [], 1: [], 2: []}
-        for doc_id, row in rows.items():
-            text, highlights = split_markers(row[6] or "")
-            column = _column_of(text, row[2:5])
-            best[doc_id] = (column, text, highlights)
-            for other in (0, 1, 2):
-                if other != column and row[2 + other]:
-                    wanted[other].append(doc_id)
-        per_field: dict[int, dict[int, Snippet]] = {doc_id: {} for doc_id in rows}
-        for doc_id, (column, text, highlights) in best.items():
-            if highlights:
-                per_field[doc_id][column] = Snippet(_FIELDS[column], text, highlights)
-        for column, ids_wanted in wanted.items():
-            if not ids_wanted:
-                continue
-            statement, params = sql.column_snippet_sql(
-                match, column, ids_wanted, marks, SNIPPET_TOKENS
-            )
-            for doc_id, raw in connection.execute(statement, params):
-                text, highlights = split_markers(raw or "")
-                if highlights:
-                    per_field[doc_id][column] = Snippet(_FIELDS[column], text, highlights)
+        statement, params = sql.documents_sql(doc_ids)
+        stored = {row[0]: row for row in connection.execute(statement, params)}
+        statement, params = sql.snippet_sql(match, doc_ids, marks, SNIPPET_TOKENS)
+        snippets = {row[0]: row[1:] for row in connection.execute(statement, params)}
         hits: list[TextHit] = []
         for doc_id, score in ranked:
-            row = rows.get(doc_id)
+            row = stored.get(doc_id)
             if row is None:
                 continue
-            _, text, highlights = best[doc_id]
+            best, *columns = snippets.get(doc_id, ("", "", "", ""))
+            text, highlights = split_markers(best or "")
+            per_field: list[Snippet] = []
+            for name, raw in zip(_FIELDS, columns, strict=True):
+                field_text, field_highlights = split_markers(raw or "")
+                if field_highlights:
+                    per_field.append(Snippet(name, field_text, field_highlights))
             hits.append(
                 TextHit(
                     record_id=row[1],
                     score=float(score),
                     snippet=text,
                     highlights=highlights,
-                    metadata=self._metadata(row[1], row[5]),
+                    metadata=self._metadata(row[1], row[3]),
                     title=row[2],
-                    snippets=tuple(per_field[doc_id][c] for c in sorted(per_field[doc_id])),
+                    snippets=tuple(per_field),
                 )
             )
         hits.sort(key=lambda hit: (-hit.score, hit.record_id))
