@@ -2,8 +2,9 @@
 
 Run with ``uv run --frozen python scripts/bench/lexical.py``. Documents are title +
 abstract (the stores keep them as two fields); each query is the OR of its words.
-Prints index time, queries per second (best of three passes, as the machine is shared) for the top 10 (with snippets where the system
-makes them), nDCG@10 against the judgements, and the ratios the targets are set on.
+Prints index time, queries per second for the top 10 (best of three passes; with
+snippets where the system makes them), nDCG@10 against the judgements, and the ratios
+the targets are set on.
 """
 
 from __future__ import annotations

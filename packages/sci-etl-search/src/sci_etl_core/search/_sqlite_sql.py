@@ -129,37 +129,49 @@ def search_sql(
     return sql, (*weights, match, *params, *tail, limit)
 
 
-def fast_search_sql(match: str, weights: tuple[float, float, float], limit: int) -> Clause:
-    """Return the ranked query on the FTS5 table alone: doc_id and the raw bm25, best first.
+def fast_search_sql(
+    match: str,
+    weights: tuple[float, float, float],
+    limit: int,
+    marks: tuple[str, str, str],
+    tokens: int,
+) -> Clause:
+    """Return the ranked query on the FTS5 table alone, with every snippet of each row.
 
-    Without filters, ranking needs no join; ties are ordered by ``record_id`` afterwards.
+    ``ORDER BY rank`` lets FTS5 sort by ``bm25()`` itself and hand rows over best
+    first, so the snippets are computed only for the rows returned, and the MATCH is
+    evaluated once. Rows are ``rowid``, raw ``bm25``, and FTS5's snippet of each
+    column. Without filters, ranking needs no join; ties are ordered
+    by ``record_id`` afterwards.
     """
+    open_mark, close_mark, ellipsis = marks
+    snippets = ", ".join(f'snippet("documents_fts", {column}, ?, ?, ?, ?)' for column in (0, 1, 2))
+    rank = "bm25({})".format(", ".join(repr(float(weight)) for weight in weights))
     sql = (
-        'SELECT "rowid", bm25("documents_fts", ?, ?, ?) FROM "documents_fts" '
-        'WHERE "documents_fts" MATCH ? ORDER BY bm25("documents_fts", ?, ?, ?) LIMIT ?'
+        f'SELECT "rowid", "rank", {snippets} FROM "documents_fts" '
+        'WHERE "documents_fts" MATCH ? AND "rank" MATCH ? ORDER BY "rank" LIMIT ?'
     )
-    return sql, (*weights, match, *weights, limit)
+    per_snippet = (open_mark, close_mark, ellipsis, tokens)
+    return sql, (*(per_snippet * 3), match, rank, limit)
 
 
 def snippet_sql(
     match: str, doc_ids: Sequence[int], marks: tuple[str, str, str], tokens: int
 ) -> Clause:
-    """Return the query giving FTS5's best snippet and each column's snippet for ``doc_ids``.
+    """Return the query giving FTS5's snippet of each column for ``doc_ids``.
 
     It reads the FTS5 table alone: FTS5 evaluates the MATCH once per statement
     whatever rowids are asked for, so every snippet comes from one statement.
     """
     open_mark, close_mark, ellipsis = marks
-    snippets = ", ".join(
-        f'snippet("documents_fts", {column}, ?, ?, ?, ?)' for column in (-1, 0, 1, 2)
-    )
+    snippets = ", ".join(f'snippet("documents_fts", {column}, ?, ?, ?, ?)' for column in (0, 1, 2))
     holes = ", ".join("?" for _ in doc_ids)
     sql = (
         f'SELECT "rowid", {snippets} FROM "documents_fts" '
         f'WHERE "documents_fts" MATCH ? AND "rowid" IN ({holes})'
     )
     per_snippet = (open_mark, close_mark, ellipsis, tokens)
-    return sql, (*(per_snippet * 4), match, *doc_ids)
+    return sql, (*(per_snippet * 3), match, *doc_ids)
 
 
 def documents_sql(doc_ids: Sequence[int]) -> Clause:

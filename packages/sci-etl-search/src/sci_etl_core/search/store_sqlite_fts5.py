@@ -50,6 +50,16 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _Row = tuple[str, str, str, str, str, list[tuple[str, str]]]
 
 
+def _snippet_weight(snippet: Snippet) -> tuple[int, int]:
+    """Rank a field's snippet as FTS5's ``snippet()`` ranks columns, earlier fields first.
+
+    FTS5 scores a window 1000 for each distinct phrase it shows and 1 for each
+    further match; the column with the best window wins, the first on a tie.
+    """
+    words = [snippet.text[start:end].casefold() for start, end in snippet.highlights]
+    return (1000 * len(set(words)) + len(words) - len(set(words)), -_FIELDS.index(snippet.field))
+
+
 def fts5_available(connect: Callable[[], sqlite3.Connection] | None = None) -> bool:
     """Report whether this interpreter's SQLite was built with FTS5.
 
@@ -84,9 +94,12 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
     :class:`~sci_etl_core.exceptions.SearchStoreError`.
 
     Ranking is FTS5's ``bm25()`` with the field weights, reported as a
-    score where higher is better. ``snippet`` comes from the one field FTS5
-    chooses, and ``snippets`` holds FTS5's snippet of every field it
-    highlights a match in. On the queries where FTS5 counts a word inside a
+    score where higher is better. ``snippets`` holds FTS5's snippet of every
+    field it highlights a match in, and ``snippet`` is the one of them FTS5's
+    ``snippet(..., -1, ...)`` would choose: the most distinct query words shown
+    (1000 points each, 1 for each repeat), ties to the earlier field. Only the
+    per-field snippets are computed, in the ranking statement itself, so FTS5
+    evaluates the query once per search. On the queries where FTS5 counts a word inside a
     part of the query that fails to match, as
     :class:`~sci_etl_core.search.store_memory.InMemoryTextSearchStore`
     describes, the two stores can highlight different words and so list
@@ -286,8 +299,11 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         )
 
         fast = not filters and exclude_record_id is None
+        marks = (SNIPPET_OPEN, SNIPPET_CLOSE, SNIPPET_ELLIPSIS)
         if fast:
-            ranked_sql, ranked_params = sql.fast_search_sql(match, self._weights, limit + 1)
+            ranked_sql, ranked_params = sql.fast_search_sql(
+                match, self._weights, limit + 1, marks, SNIPPET_TOKENS
+            )
         else:
             ranked_sql, ranked_params = sql.search_sql(
                 match, self._weights, limit, exclude_record_id, filters
@@ -295,15 +311,15 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
 
         def read(connection: sqlite3.Connection) -> list[TextHit]:
             self._require_built(item.key for item in filters)
-            ranked: list[tuple[int, float]]
             if fast:
                 rows = connection.execute(ranked_sql, ranked_params).fetchall()
-                if len(rows) > limit and rows[limit][1] == rows[limit - 1][1]:
-                    # A tie crosses the limit: only the join can order it by record_id.
-                    slow_sql, slow_params = sql.search_sql(match, self._weights, limit, None, ())
-                    ranked = [(r[0], r[2]) for r in connection.execute(slow_sql, slow_params)]
-                else:
-                    ranked = [(doc_id, -score) for doc_id, score in rows[:limit]]
+                if len(rows) <= limit or rows[limit][1] != rows[limit - 1][1]:
+                    ranked = [(row[0], -row[1]) for row in rows[:limit]]
+                    snippets = {row[0]: row[2:] for row in rows[:limit]}
+                    return self._hits(connection, match, ranked, snippets)
+                # A tie crosses the limit: only the join can order it by record_id.
+                slow_sql, slow_params = sql.search_sql(match, self._weights, limit, None, ())
+                ranked = [(r[0], r[2]) for r in connection.execute(slow_sql, slow_params)]
             else:
                 ranked = [(r[0], r[2]) for r in connection.execute(ranked_sql, ranked_params)]
             if not ranked:
@@ -313,26 +329,33 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         return await self._worker.run("search the text index", read)
 
     def _hits(
-        self, connection: sqlite3.Connection, match: str, ranked: list[tuple[int, float]]
+        self,
+        connection: sqlite3.Connection,
+        match: str,
+        ranked: list[tuple[int, float]],
+        snippets: dict[int, tuple[Any, ...]] | None = None,
     ) -> list[TextHit]:
+        if not ranked:
+            return []
         marks = (SNIPPET_OPEN, SNIPPET_CLOSE, SNIPPET_ELLIPSIS)
         doc_ids = [doc_id for doc_id, _ in ranked]
         statement, params = sql.documents_sql(doc_ids)
         stored = {row[0]: row for row in connection.execute(statement, params)}
-        statement, params = sql.snippet_sql(match, doc_ids, marks, SNIPPET_TOKENS)
-        snippets = {row[0]: row[1:] for row in connection.execute(statement, params)}
+        if snippets is None:
+            statement, params = sql.snippet_sql(match, doc_ids, marks, SNIPPET_TOKENS)
+            snippets = {row[0]: row[1:] for row in connection.execute(statement, params)}
         hits: list[TextHit] = []
         for doc_id, score in ranked:
             row = stored.get(doc_id)
             if row is None:
                 continue
-            best, *columns = snippets.get(doc_id, ("", "", "", ""))
-            text, highlights = split_markers(best or "")
             per_field: list[Snippet] = []
-            for name, raw in zip(_FIELDS, columns, strict=True):
+            for name, raw in zip(_FIELDS, snippets.get(doc_id, ("", "", "")), strict=True):
                 field_text, field_highlights = split_markers(raw or "")
                 if field_highlights:
                     per_field.append(Snippet(name, field_text, field_highlights))
+            best = max(per_field, key=_snippet_weight, default=None)
+            text, highlights = (best.text, best.highlights) if best else ("", ())
             hits.append(
                 TextHit(
                     record_id=row[1],
