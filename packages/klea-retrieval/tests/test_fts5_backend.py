@@ -95,3 +95,12 @@ def test_query_builder_splits_like_fts5():
     assert fts5_query("  ,, ") is None
     node = fts5_query("snake_case Snake")
     assert sorted(t.text for t in node.operands) == ["case", "snake"]
+    assert fts5_query("the cerebellum of it").text == "cerebellum"
+    assert sorted(t.text for t in fts5_query("to be or not").operands) == ["be", "not", "or", "to"]
+
+
+def test_stopwords_do_not_change_which_chunk_wins(index_path):
+    mgr = manager(index_path)
+    plain = mgr.retrieve("neuro", "Golgi cells network")
+    wordy = mgr.retrieve("neuro", "the Golgi cells in a network")
+    assert [d.id for d, _ in wordy] == [d.id for d, _ in plain]
