@@ -242,3 +242,10 @@ def test_split_markers_never_raises(raw: str) -> None:
     for start, end in spans:
         assert previous <= start < end <= len(text)
         previous = end
+
+
+def test_filters_refuse_lone_surrogates() -> None:
+    with pytest.raises(ValueError, match="lone surrogate"):
+        MetadataFilter("authors", ["Lee\ud800"])
+    with pytest.raises(ValueError, match="lone surrogate"):
+        RangeFilter("date", low="2020\udfff")

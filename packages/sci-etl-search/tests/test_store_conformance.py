@@ -301,3 +301,12 @@ async def test_hit_values(store: AsyncTextSearchStore) -> None:
     assert hit.snippets[0].field == "title"
     assert hit.snippet == "Quasar variability"
     assert hit.highlights == ((0, 6),)
+
+
+async def test_unknown_and_odd_ids_read_as_absent(store: AsyncTextSearchStore) -> None:
+    with pytest.raises(ValueError, match="lone surrogate"):
+        SearchDocument("bad\ud800id")
+    await store.delete_record("never\x00there")
+    assert await store.get_documents(["never\x00there", "r1"]) == {
+        "r1": (await store.get_documents(["r1"]))["r1"]
+    }

@@ -81,6 +81,10 @@ class SqliteWorker:
                 with contextlib.suppress(sqlite3.Error):
                     connection.execute("ROLLBACK")
             raise SearchStoreError(f"{self.path}: cannot {action}: {_describe(exc)}") from exc
+        except UnicodeEncodeError as exc:
+            raise SearchStoreError(
+                f"{self.path}: cannot {action}: text with a lone surrogate cannot reach SQLite"
+            ) from exc
 
     def _open(self) -> sqlite3.Connection:
         self._check_file()

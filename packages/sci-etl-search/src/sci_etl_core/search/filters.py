@@ -67,7 +67,7 @@ class MetadataFilter:
 
     Raises:
         TypeError: ``key`` or a value is not a string, or ``values`` is a single string.
-        ValueError: ``key`` is empty or ``values`` is empty.
+        ValueError: ``key`` is empty, ``values`` is empty, or a value holds a lone surrogate.
     """
 
     key: str
@@ -92,6 +92,11 @@ class MetadataFilter:
                 raise TypeError(
                     f"MetadataFilter.values for key {self.key!r} holds {value!r}, "
                     f"a {type(value).__name__}; every value must be a string"
+                )
+            if _SURROGATE.search(value):
+                raise ValueError(
+                    f"MetadataFilter.values for key {self.key!r} holds {value!r}, "
+                    "with a lone surrogate no tag can hold"
                 )
         if not values:
             raise ValueError(f"MetadataFilter.values for key {self.key!r} must not be empty")
@@ -146,6 +151,8 @@ class RangeFilter:
                 )
             if isinstance(bound, str) and not bound:
                 raise ValueError(f"RangeFilter.{name} for key {self.key!r} must not be empty text")
+            if isinstance(bound, str) and _SURROGATE.search(bound):
+                raise ValueError(f"RangeFilter.{name} for key {self.key!r} holds a lone surrogate")
         if self.low is None and self.high is None:
             raise ValueError(f"RangeFilter for key {self.key!r} needs a low or a high bound")
         if self.low is not None and self.high is not None:

@@ -36,7 +36,7 @@ class SearchDocument:
 
     Raises:
         TypeError: ``record_id`` or a text field is not a string, or ``metadata`` is not a dict.
-        ValueError: ``record_id`` is empty.
+        ValueError: ``record_id`` is empty or holds a lone surrogate.
     """
 
     record_id: str
@@ -52,6 +52,11 @@ class SearchDocument:
             )
         if not self.record_id:
             raise ValueError("SearchDocument.record_id must not be empty")
+        if any("\ud800" <= char <= "\udfff" for char in self.record_id):
+            raise ValueError(
+                f"SearchDocument.record_id {self.record_id!r} holds a lone surrogate, "
+                "which no store can keep"
+            )
         for name in _FIELDS:
             value = getattr(self, name)
             if not isinstance(value, str):

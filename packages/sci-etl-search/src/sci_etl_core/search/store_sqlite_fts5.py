@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import UTC, datetime
@@ -46,7 +45,6 @@ __all__ = ["AsyncSqliteFts5Store", "fts5_available"]
 
 _FIELDS = ("title", "abstract", "body")
 _BUILT_KEYS = "facet_keys_built"
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _Row = tuple[str, str, str, str, str, list[tuple[str, str]]]
 
 
@@ -207,11 +205,6 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
             if not isinstance(document, SearchDocument):
                 raise TypeError(
                     f"documents[{position}] is a {type(document).__name__}, not a SearchDocument"
-                )
-            if _SURROGATE.search(document.record_id):
-                raise ValueError(
-                    f"documents[{position}]: record_id {document.record_id!r} holds a lone "
-                    "surrogate, which SQLite cannot store"
                 )
             latest.pop(document.record_id, None)
             latest[document.record_id] = document
