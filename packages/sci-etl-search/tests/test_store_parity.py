@@ -73,7 +73,7 @@ async def ranked_or_error(
     return [(hit.record_id, hit.score) for hit in hits]
 
 
-@settings(max_examples=60)
+@settings(max_examples=200)
 @given(corpus=documents(), query=st.one_of(st.none(), any_query), filters=filter_sets())
 def test_same_sets_counts_and_refusals(
     workdir: Path, corpus: list[SearchDocument], query: Node | None, filters: list[SearchFilter]
@@ -117,7 +117,7 @@ def assert_same_ranking(left: list[tuple[str, float]], right: list[tuple[str, fl
             assert close(dict(right)[lid], lscore)
 
 
-@settings(max_examples=80)
+@settings(max_examples=200)
 @given(corpus=documents(), query=determined_query, filters=filter_sets())
 def test_same_order_and_scores_on_determined_shapes(
     workdir: Path, corpus: list[SearchDocument], query: Node, filters: list[SearchFilter]
@@ -141,7 +141,7 @@ def test_same_order_and_scores_on_determined_shapes(
     asyncio.run(check())
 
 
-@settings(max_examples=30)
+@settings(max_examples=60)
 @given(corpus=documents(min_size=2), ranges=st.lists(range_filter, min_size=1, max_size=4))
 def test_overlapping_ranges_count_alike(
     workdir: Path, corpus: list[SearchDocument], ranges: list[RangeFilter]
