@@ -69,3 +69,25 @@ def test_result_is_independent_of_source_order(result_lists):
     ]
     scores = [s for _, s in forward]
     assert scores == sorted(scores, reverse=True)
+
+
+named_lists = st.lists(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b", "ab", ""]), st.sampled_from(["x", "y", "xy"])),
+        max_size=6,
+    ),
+    max_size=4,
+)
+
+
+@given(named_lists)
+def test_order_and_scores_match_sci_etl_reciprocal_rank_fusion(result_lists):
+    from klea_utils.stores._fusion import document_key
+    from sci_etl_core.search.fusion import reciprocal_rank_fusion
+
+    sets = [
+        (f"s{i}", [(doc(name, text), 0.5) for name, text in r]) for i, r in enumerate(result_lists)
+    ]
+    ours = [(document_key(d), s) for d, s in rrf_merge(sets)]
+    theirs = reciprocal_rank_fusion([[(document_key(d), s) for d, s in r] for _, r in sets])
+    assert ours == theirs
