@@ -69,7 +69,9 @@ def _qdrant(location: str, name: str, embeddings: Embeddings) -> Any:
     from klea_utils.stores import _qdrant
 
     if location.startswith(("http://", "https://")):
-        client = _qdrant.QdrantClient(url=location)
+        from qdrant_client import QdrantClient
+
+        client = QdrantClient(url=location)
     else:
         client = _qdrant.local_qdrant_client(location)
     if not client.collection_exists(name):

@@ -111,7 +111,9 @@ def run(args: argparse.Namespace, logger: logging.Logger) -> str:
     model = load_cross_encoder(args.rerank) if args.rerank else None
     material: dict[str, list[tuple[Document, float]]] = {}
     for domain in domains:
-        k_values = {domain: {}}  # every store uses its default k (= --k unless configured)
+        k_values: dict[str, dict[str, int]] = {
+            domain: {}
+        }  # every store uses its default k (= --k unless configured)
         sets = [
             pair
             for m in managers

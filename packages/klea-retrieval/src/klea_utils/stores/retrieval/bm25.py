@@ -132,7 +132,7 @@ class BM25RetrieverManager(BaseKleaRetriever):
         k: int,
         metadata_filter: dict[str, Any] | None,
     ) -> list[tuple[Document, float]]:
-        index = store.loaded_object
+        index: Any = store.loaded_object
         if isinstance(index, BM25Retriever):
             return filtered_top_k(
                 lambda n: index.scored_documents(query, k=n), k, metadata_filter, len(index.docs)

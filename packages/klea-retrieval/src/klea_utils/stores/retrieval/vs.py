@@ -87,5 +87,6 @@ class VSRetriever(BaseKleaRetriever):
             # For qdrant: paths this already nests the keys under the ``metadata.``
             # payload prefix that LangChain's QdrantVectorStore writes.
             native = translate_metadata_filter(store.path, metadata_filter)
-        pairs = store.loaded_object.similarity_search_with_score(query, k=k, filter=native)
+        vector_store: Any = store.loaded_object
+        pairs = vector_store.similarity_search_with_score(query, k=k, filter=native)
         return [(doc, _cosine_similarity(scheme, raw)) for doc, raw in pairs]
