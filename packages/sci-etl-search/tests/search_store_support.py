@@ -138,10 +138,11 @@ any_query: st.SearchStrategy[Node] = st.recursive(
 )
 
 # Shapes on which FTS5's scores are determined: no leaf inside an OR branch that can
-# fail while its own iterator still sits on the row, and nothing negated.
-_unit = st.one_of(leaf(), near)
+# fail while its own iterator still sits on the row, and nothing negated. An OR
+# alternative is a term or phrase, never a NEAR group: FTS5 counts the operands of a
+# NEAR group that fails on a row where its phrases occur.
 _disjunction = st.one_of(
-    _unit, st.builds(lambda ops: Or(tuple(ops)), st.lists(_unit, min_size=2, max_size=3))
+    leaf(), near, st.builds(lambda ops: Or(tuple(ops)), st.lists(leaf(), min_size=2, max_size=3))
 )
 determined_query: st.SearchStrategy[Node] = st.one_of(
     _disjunction,

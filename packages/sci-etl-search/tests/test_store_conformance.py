@@ -310,3 +310,21 @@ async def test_unknown_and_odd_ids_read_as_absent(store: AsyncTextSearchStore) -
     assert await store.get_documents(["never\x00there", "r1"]) == {
         "r1": (await store.get_documents(["r1"]))["r1"]
     }
+
+
+async def test_snippets_survive_a_near_group_repeating_a_term(store: AsyncTextSearchStore) -> None:
+    # FTS5's snippet() reports "malformed" for this query; the store cuts snippets itself.
+    await store.index(
+        [
+            SearchDocument("f1", title="zeta zeta", metadata={"year": 2001}),
+            SearchDocument("f2", abstract="zeta", metadata={"year": 2002}),
+        ]
+    )
+    near = Near((Term("zeta"), Term("zeta")), distance=0, fields=("title",))
+    hits = await store.search(Or((Term("zeta"), near)))
+    assert ids(hits) == ["f1", "f2"]
+    assert [s.field for s in hits[0].snippets] == ["title"]
+    assert highlighted_words(hits[0].snippet, hits[0].highlights) == ["zeta", "zeta"]
+    filtered = await store.search(Or((Term("zeta"), near)), filters=[RangeFilter("year", low=2002)])
+    assert ids(filtered) == ["f2"]
+    assert highlighted_words(filtered[0].snippet, filtered[0].highlights) == ["zeta"]

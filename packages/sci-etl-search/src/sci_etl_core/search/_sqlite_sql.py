@@ -178,7 +178,7 @@ def documents_sql(doc_ids: Sequence[int]) -> Clause:
     """Return the query giving the stored row of each of ``doc_ids``."""
     holes = ", ".join("?" for _ in doc_ids)
     sql = (
-        'SELECT "doc_id", "record_id", "title", "metadata" FROM "documents" '
+        'SELECT "doc_id", "record_id", "title", "metadata", "abstract", "body" FROM "documents" '
         f'WHERE "doc_id" IN ({holes})'
     )
     return sql, tuple(doc_ids)

@@ -25,6 +25,7 @@ from sci_etl_core.search._store_plan import (
     collect,
     compile_plan,
 )
+from sci_etl_core.search._store_snippets import cut_snippets
 from sci_etl_core.search.compile_fts5 import require_rankable
 from sci_etl_core.search.evaluate import TokenizedDocument
 from sci_etl_core.search.filters import (
@@ -38,12 +39,10 @@ from sci_etl_core.search.filters import (
     validate_filters,
 )
 from sci_etl_core.search.query import FIELDS, Node, normalize
-from sci_etl_core.search.snippets import snippet_window
 from sci_etl_core.search.store_base import (
     AsyncTextSearchStore,
     BM25Weights,
     SearchDocument,
-    Snippet,
     TextHit,
 )
 from sci_etl_core.search.tokenize import Tokenizer, Unicode61Tokenizer
@@ -75,10 +74,12 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
 
     The scores are identical (to floating-point rounding) on the query shapes
     where FTS5's counting is determined, which the parity tests generate: a
-    term, phrase, or ``NEAR`` group; an OR of those; and an AND whose operands
-    are those or such ORs, none of them negated. There, a word inside a failing
-    OR alternative is a whole leaf that does not occur in the row, which neither
-    store counts.
+    term, phrase, or ``NEAR`` group; an OR of terms and phrases; and an AND whose
+    operands are those or such ORs, none of them negated. There, a word inside a
+    failing OR alternative is a whole leaf that does not occur in the row, which
+    neither store counts. A ``NEAR`` group as an OR alternative is not such a
+    shape: FTS5 counts its operands in a row where they occur but not near each
+    other.
 
     The snippet is taken from the field with the most counted matches, with
     ties going to title, then abstract, then body, and ``snippets``
@@ -420,23 +421,8 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
 
     def _hit(self, record_id: str, score: float, counted: Counted) -> TextHit:
         document = self._documents[record_id]
-        entry = self._entries[record_id]
-        ranges: dict[str, list[tuple[int, int]]] = {name: [] for name in FIELDS}
-        for leaf, hits in counted:
-            found = hits if hits is not None else leaf.hits(entry, self._tokenizer)
-            for name, spans in found.items():
-                if name in leaf.fields:
-                    ranges[name].extend(spans)
-        snippets: list[Snippet] = []
-        for name in FIELDS:
-            if ranges[name]:
-                text = getattr(document, name)
-                window, highlights = snippet_window(
-                    text, self._tokenizer.tokens(text), ranges[name]
-                )
-                snippets.append(Snippet(name, window, highlights))
-        best = max(FIELDS, key=lambda name: (len(set(ranges[name])), -FIELDS.index(name)))
-        chosen = next((s for s in snippets if s.field == best), None)
+        texts = {name: getattr(document, name) for name in FIELDS}
+        snippets, chosen = cut_snippets(self._entries[record_id], texts, counted, self._tokenizer)
         return TextHit(
             record_id=record_id,
             score=score,
@@ -444,7 +430,7 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
             highlights=chosen.highlights if chosen else (),
             metadata=json.loads(json.dumps(document.metadata)),
             title=document.title,
-            snippets=tuple(snippets),
+            snippets=snippets,
         )
 
     async def filter_ids(

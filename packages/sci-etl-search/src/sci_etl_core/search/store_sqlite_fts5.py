@@ -17,6 +17,8 @@ from sci_etl_core.search._store_checks import (
     check_range_request,
     sort_facet_counts,
 )
+from sci_etl_core.search._store_plan import compile_plan
+from sci_etl_core.search._store_snippets import plan_snippets
 from sci_etl_core.search.compile_fts5 import require_rankable, to_match_expression
 from sci_etl_core.search.filters import (
     SNIPPET_CLOSE,
@@ -40,12 +42,23 @@ from sci_etl_core.search.store_base import (
     Snippet,
     TextHit,
 )
+from sci_etl_core.search.tokenize import Unicode61Tokenizer
 
 __all__ = ["AsyncSqliteFts5Store", "fts5_available"]
 
 _FIELDS = ("title", "abstract", "body")
 _BUILT_KEYS = "facet_keys_built"
+_TOKENIZER = Unicode61Tokenizer()
 _Row = tuple[str, str, str, str, str, list[tuple[str, str]]]
+
+
+def _snippet_fault(exc: sqlite3.DatabaseError) -> bool:
+    """Whether ``exc`` is FTS5's ``snippet()`` failing on the query, not a damaged file.
+
+    FTS5 reports "database disk image is malformed" from ``snippet()`` for some NEAR
+    groups that repeat a phrase, such as ``NEAR(alpha alpha, 0)``, on a sound file.
+    """
+    return "malformed" in str(exc)
 
 
 def _snippet_weight(snippet: Snippet) -> tuple[int, int]:
@@ -293,37 +306,39 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
 
         fast = not filters and exclude_record_id is None
         marks = (SNIPPET_OPEN, SNIPPET_CLOSE, SNIPPET_ELLIPSIS)
-        if fast:
-            ranked_sql, ranked_params = sql.fast_search_sql(
-                match, self._weights, limit + 1, marks, SNIPPET_TOKENS
-            )
-        else:
-            ranked_sql, ranked_params = sql.search_sql(
-                match, self._weights, limit, exclude_record_id, filters
-            )
+        ranked_sql, ranked_params = sql.fast_search_sql(
+            match, self._weights, limit + 1, marks, SNIPPET_TOKENS
+        )
+
+        slow_sql, slow_params = sql.search_sql(
+            match, self._weights, limit, exclude_record_id, filters
+        )
 
         def read(connection: sqlite3.Connection) -> list[TextHit]:
             self._require_built(item.key for item in filters)
             if fast:
-                rows = connection.execute(ranked_sql, ranked_params).fetchall()
-                if len(rows) <= limit or rows[limit][1] != rows[limit - 1][1]:
+                try:
+                    rows = connection.execute(ranked_sql, ranked_params).fetchall()
+                except sqlite3.DatabaseError as exc:
+                    if not _snippet_fault(exc):
+                        raise
+                    rows = None
+                if rows is not None and (
+                    len(rows) <= limit or rows[limit][1] != rows[limit - 1][1]
+                ):
                     ranked = [(row[0], -row[1]) for row in rows[:limit]]
                     snippets = {row[0]: row[2:] for row in rows[:limit]}
-                    return self._hits(connection, match, ranked, snippets)
-                # A tie crosses the limit: only the join can order it by record_id.
-                slow_sql, slow_params = sql.search_sql(match, self._weights, limit, None, ())
-                ranked = [(r[0], r[2]) for r in connection.execute(slow_sql, slow_params)]
-            else:
-                ranked = [(r[0], r[2]) for r in connection.execute(ranked_sql, ranked_params)]
-            if not ranked:
-                return []
-            return self._hits(connection, match, ranked)
+                    return self._hits(connection, node, match, ranked, snippets)
+            # Filters, an excluded record, or a tie across the limit: rank with the join.
+            ranked = [(r[0], r[2]) for r in connection.execute(slow_sql, slow_params)]
+            return self._hits(connection, node, match, ranked)
 
         return await self._worker.run("search the text index", read)
 
     def _hits(
         self,
         connection: sqlite3.Connection,
+        node: Node,
         match: str,
         ranked: list[tuple[int, float]],
         snippets: dict[int, tuple[Any, ...]] | None = None,
@@ -336,17 +351,27 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         stored = {row[0]: row for row in connection.execute(statement, params)}
         if snippets is None:
             statement, params = sql.snippet_sql(match, doc_ids, marks, SNIPPET_TOKENS)
-            snippets = {row[0]: row[1:] for row in connection.execute(statement, params)}
+            try:
+                snippets = {row[0]: row[1:] for row in connection.execute(statement, params)}
+            except sqlite3.DatabaseError as exc:
+                if not _snippet_fault(exc):
+                    raise
+        plan = compile_plan(node, _TOKENIZER)[0] if snippets is None else None
         hits: list[TextHit] = []
         for doc_id, score in ranked:
             row = stored.get(doc_id)
             if row is None:
                 continue
             per_field: list[Snippet] = []
-            for name, raw in zip(_FIELDS, snippets.get(doc_id, ("", "", "")), strict=True):
-                field_text, field_highlights = split_markers(raw or "")
-                if field_highlights:
-                    per_field.append(Snippet(name, field_text, field_highlights))
+            if plan is not None:
+                texts = {"title": row[2], "abstract": row[4], "body": row[5]}
+                per_field = list(plan_snippets(plan, texts, _TOKENIZER)[0])
+            else:
+                assert snippets is not None
+                for name, raw in zip(_FIELDS, snippets.get(doc_id, ("", "", "")), strict=True):
+                    field_text, field_highlights = split_markers(raw or "")
+                    if field_highlights:
+                        per_field.append(Snippet(name, field_text, field_highlights))
             best = max(per_field, key=_snippet_weight, default=None)
             text, highlights = (best.text, best.highlights) if best else ("", ())
             hits.append(
