@@ -174,11 +174,15 @@ def snippet_sql(
     return sql, (*(per_snippet * 3), match, *doc_ids)
 
 
-def documents_sql(doc_ids: Sequence[int]) -> Clause:
-    """Return the query giving the stored row of each of ``doc_ids``."""
+def documents_sql(doc_ids: Sequence[int], *, full: bool = False) -> Clause:
+    """Return the query giving doc_id, record_id, title and metadata of each of ``doc_ids``.
+
+    With ``full``, the abstract and body follow.
+    """
     holes = ", ".join("?" for _ in doc_ids)
+    more = ', "abstract", "body"' if full else ""
     sql = (
-        'SELECT "doc_id", "record_id", "title", "metadata", "abstract", "body" FROM "documents" '
+        f'SELECT "doc_id", "record_id", "title", "metadata"{more} FROM "documents" '
         f'WHERE "doc_id" IN ({holes})'
     )
     return sql, tuple(doc_ids)

@@ -47,6 +47,7 @@ SNIPPET_TOKENS = 32
 _INTEGER_TAG = re.compile(r"-?(?:0|[1-9][0-9]*)\Z")
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_MARKERS = re.compile(f"([{SNIPPET_OPEN}{SNIPPET_CLOSE}])")
 
 
 def _check_key(key: object, owner: str) -> None:
@@ -354,22 +355,24 @@ def split_markers(raw: str) -> tuple[str, tuple[tuple[int, int], ...]]:
     marker outside one are ignored, a span still open at the end closes there,
     and an empty span is dropped.
     """
+    if SNIPPET_OPEN not in raw and SNIPPET_CLOSE not in raw:
+        return raw, ()
     out: list[str] = []
     spans: list[tuple[int, int]] = []
     length = 0
     start: int | None = None
-    for char in raw:
-        if char == SNIPPET_OPEN:
+    for part in _MARKERS.split(raw):
+        if part == SNIPPET_OPEN:
             if start is None:
                 start = length
-        elif char == SNIPPET_CLOSE:
+        elif part == SNIPPET_CLOSE:
             if start is not None:
                 if length > start:
                     spans.append((start, length))
                 start = None
-        else:
-            out.append(char)
-            length += 1
+        elif part:
+            out.append(part)
+            length += len(part)
     if start is not None and length > start:
         spans.append((start, length))
     return "".join(out), tuple(spans)

@@ -357,6 +357,9 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
                 if not _snippet_fault(exc):
                     raise
         plan = compile_plan(node, _TOKENIZER)[0] if snippets is None else None
+        if plan is not None:
+            statement, params = sql.documents_sql(doc_ids, full=True)
+            stored = {row[0]: row for row in connection.execute(statement, params)}
         hits: list[TextHit] = []
         for doc_id, score in ranked:
             row = stored.get(doc_id)
