@@ -47,9 +47,6 @@ NATIVE_PIPELINE_WARNING = (
     "output folder as artifacts_path (or copy the Hugging Face cache)."
 )
 
-_native_warned = False
-
-
 def validate_device(device: str) -> str:
     """Return ``device`` if it is ``auto``, ``cpu``, ``cuda``, ``cuda:N`` or ``mps``.
 
@@ -77,13 +74,6 @@ def _repo_available(repo_id: str, artifacts_path: Path | None) -> bool:
 def layout_models_available(artifacts_path: Path | None = None) -> bool:
     """Return whether Docling's layout model can be loaded without a download."""
     return _repo_available(LAYOUT_REPO_ID, artifacts_path)
-
-
-def _warn_native_once(logger: logging.Logger) -> None:
-    global _native_warned
-    if not _native_warned:
-        _native_warned = True
-        logger.warning(NATIVE_PIPELINE_WARNING)
 
 
 @dataclass(frozen=True)
@@ -135,7 +125,8 @@ class Converter:
         do_ocr: OCR scanned PDFs (Docling's OCR, else tesseract).
         device: ``auto``, ``cpu``, ``cuda``, ``cuda:N`` or ``mps`` for Docling's models.
         artifacts_path: Folder with Docling's models (``docling-tools models download``).
-        logger: Receives the one-time fallback warning.
+        logger: Receives conversion messages. The fallback to the model-free PDF
+            pipeline is announced once per run by ``StoresBuilder.chunk_all``.
     """
 
     def __init__(
@@ -190,8 +181,6 @@ class Converter:
     def converter(self) -> Any:
         """The lazily built Docling ``DocumentConverter``."""
         if self._converter is None:
-            if not self.standard_pdf:
-                _warn_native_once(self.logger)
             self._converter = self._build()
         return self._converter
 

@@ -16,7 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._chunking import embedding_max_tokens
-from klea_utils.stores._conversion import validate_device
+from klea_utils.stores._conversion import (
+    NATIVE_PIPELINE_WARNING,
+    layout_models_available,
+    validate_device,
+)
 from klea_utils.stores._progress import format_summary
 from klea_utils.stores._source_files import find_source_files
 from klea_utils.stores.chunk_cache import ChunkCache, compute_file_hash
@@ -204,6 +208,7 @@ class StoresBuilder:
             len(todo),
         )
         if todo:
+            self._warn_if_pdfs_fall_back(todo)
             results = self._convert(
                 source_path, todo, worker_mem_limit, worker_batch_size, in_process
             )
@@ -215,6 +220,12 @@ class StoresBuilder:
         if pruned:
             self.logger.info("Pruned %d stale cache entr%s", pruned, "y" if pruned == 1 else "ies")
         return {p.name: file_headings[p.name] for p in files if p.name in file_headings}
+
+    def _warn_if_pdfs_fall_back(self, todo: list[tuple[str, str]]) -> None:
+        """Warn once per run when PDFs will go through the model-free pipeline."""
+        has_pdf = any(path.lower().endswith(".pdf") for path, _ in todo)
+        if has_pdf and not layout_models_available(self.artifacts_path):
+            self.logger.warning(NATIVE_PIPELINE_WARNING)
 
     def _convert(
         self,
