@@ -47,6 +47,7 @@ NATIVE_PIPELINE_WARNING = (
     "output folder as artifacts_path (or copy the Hugging Face cache)."
 )
 
+
 def validate_device(device: str) -> str:
     """Return ``device`` if it is ``auto``, ``cpu``, ``cuda``, ``cuda:N`` or ``mps``.
 
