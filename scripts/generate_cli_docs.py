@@ -24,7 +24,7 @@ COMMANDS = {
     "(klea-ingest).",
 }
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-SUBCOMMAND = re.compile(r"^[│|]\s+([a-z][a-z0-9-]*)\s{2,}", re.MULTILINE)
+SUBCOMMAND = re.compile(r"^(?:[│|]\s+|\s{2})([a-z][a-z0-9-]*)(?:\s{2,}|$)", re.MULTILINE)
 
 
 def help_text(argv: list[str]) -> str:
@@ -41,12 +41,32 @@ def help_text(argv: list[str]) -> str:
     result = subprocess.run(
         [executable, *argv[1:], "--help"], capture_output=True, text=True, env=env, check=True
     )
-    return ANSI.sub("", result.stdout).rstrip() + "\n"
+    lines = ANSI.sub("", result.stdout).splitlines()
+    return "\n".join(line.rstrip() for line in lines).strip("\n") + "\n"
 
 
 def subcommands(text: str) -> list[str]:
-    section = text.split("Commands", 1)[1] if "Commands" in text else ""
-    return SUBCOMMAND.findall(section)
+    if "Commands" not in text:
+        return []
+    section = text.split("Commands", 1)[1]
+    return SUBCOMMAND.findall(section.split("\n\n", 1)[0] if "─" not in section else section)
+
+
+def render_subcommands(argv: list[str], text: str) -> list[str]:
+    parts: list[str] = []
+    for sub in subcommands(text):
+        sub_help = help_text([*argv, sub])
+        heading = "#" * min(len(argv) + 2, 4)
+        parts += [
+            f"{heading} `{' '.join([*argv, sub])}`",
+            "",
+            "```text",
+            sub_help.rstrip(),
+            "```",
+            "",
+        ]
+        parts += render_subcommands([*argv, sub], sub_help)
+    return parts
 
 
 def render() -> str:
@@ -59,15 +79,7 @@ def render() -> str:
     for command, summary in COMMANDS.items():
         top = help_text([command])
         parts += [f"## `{command}`", "", summary, "", "```text", top.rstrip(), "```", ""]
-        for sub in subcommands(top):
-            parts += [
-                f"### `{command} {sub}`",
-                "",
-                "```text",
-                help_text([command, sub]).rstrip(),
-                "```",
-                "",
-            ]
+        parts += render_subcommands([command], top)
     return "\n".join(parts)
 
 
