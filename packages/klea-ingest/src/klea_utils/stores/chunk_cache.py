@@ -30,12 +30,12 @@ import hashlib
 import logging
 import os
 import pickle
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._atomic import atomic_write_bytes
 from klea_utils.stores._source_files import CACHE_DIR_NAME, find_source_files
 from klea_utils.stores.ingest_exceptions import ChunkCacheError
 from langchain_core.documents import Document
@@ -190,18 +190,7 @@ class ChunkCache:
             "metadata": cached.metadata,
             "headings": cached.headings,
         }
-        data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-        self.chunks_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{entry.name}.", suffix=".tmp", dir=self.chunks_dir)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, entry)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write_bytes(entry, pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
         return entry
 
     def prune(self, live: dict[Path, str]) -> int:
