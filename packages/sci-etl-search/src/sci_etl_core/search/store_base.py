@@ -189,6 +189,23 @@ class AsyncTextSearchStore(ABC):
         When ``documents`` repeats a ``record_id``, the last one is kept.
         """
 
+    @staticmethod
+    def _latest_documents(documents: Sequence[SearchDocument]) -> list[SearchDocument]:
+        """Return ``documents`` as :meth:`index` stores them: one per record, the last one.
+
+        Raises:
+            TypeError: An item is not a :class:`SearchDocument`.
+        """
+        latest: dict[str, SearchDocument] = {}
+        for position, document in enumerate(documents):
+            if not isinstance(document, SearchDocument):
+                raise TypeError(
+                    f"documents[{position}] is a {type(document).__name__}, not a SearchDocument"
+                )
+            latest.pop(document.record_id, None)
+            latest[document.record_id] = document
+        return list(latest.values())
+
     @abstractmethod
     async def delete_record(self, record_id: str) -> None:
         """Remove the document of ``record_id``, if one is stored."""
@@ -296,7 +313,7 @@ class AsyncTextSearchStore(ABC):
             SearchStoreError: The index cannot be read, or a key has no built
                 tags yet (see ``rebuild_tags``).
         """
-        check_range_request(ranges, filters, self.facet_keys)
+        _, filters = check_range_request(ranges, query, filters, self.facet_keys)
         counts: list[int] = []
         for item in ranges:
             others = [f for f in filters if f.key != item.key]

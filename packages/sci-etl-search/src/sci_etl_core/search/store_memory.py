@@ -12,7 +12,11 @@ from typing import Any
 from sci_etl_core.search._bm25 import K1, B, bm25_score, idf
 from sci_etl_core.search._store_checks import (
     check_facet_request,
+    check_filter_request,
     check_range_request,
+    check_record_ids,
+    check_search_request,
+    facet_key_set,
     sort_facet_counts,
 )
 from sci_etl_core.search._store_plan import (
@@ -26,7 +30,6 @@ from sci_etl_core.search._store_plan import (
     compile_plan,
 )
 from sci_etl_core.search._store_snippets import cut_snippets
-from sci_etl_core.search.compile_fts5 import require_rankable
 from sci_etl_core.search.evaluate import TokenizedDocument
 from sci_etl_core.search.filters import (
     MetadataFilter,
@@ -36,9 +39,8 @@ from sci_etl_core.search.filters import (
     sanitize_text,
     tag_in_range,
     tag_rows,
-    validate_filters,
 )
-from sci_etl_core.search.query import FIELDS, Node, normalize
+from sci_etl_core.search.query import FIELDS, Node
 from sci_etl_core.search.store_base import (
     AsyncTextSearchStore,
     BM25Weights,
@@ -97,9 +99,7 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
         weights: BM25Weights | None = None,
         tokenizer: Tokenizer | None = None,
     ) -> None:
-        if isinstance(facet_keys, str):
-            raise TypeError(f"facet_keys must be a collection of strings, not {facet_keys!r}")
-        self._facet_keys = frozenset(facet_keys)
+        self._facet_keys = facet_key_set(facet_keys)
         self._weights = dict(zip(FIELDS, (weights or BM25Weights()).as_tuple(), strict=True))
         self._tokenizer: Tokenizer = tokenizer or Unicode61Tokenizer()
         self._documents: dict[str, SearchDocument] = {}
@@ -124,15 +124,7 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
 
     async def index(self, documents: Sequence[SearchDocument]) -> None:
         """Store ``documents``, replacing any stored document with the same ``record_id``."""
-        latest: dict[str, SearchDocument] = {}
-        for position, document in enumerate(documents):
-            if not isinstance(document, SearchDocument):
-                raise TypeError(
-                    f"documents[{position}] is a {type(document).__name__}, not a SearchDocument"
-                )
-            latest.pop(document.record_id, None)
-            latest[document.record_id] = document
-        for document in latest.values():
+        for document in self._latest_documents(documents):
             self._remove(document.record_id)
             self._add(document)
 
@@ -255,10 +247,11 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
                 found[record_id] = counted
         return found
 
-    def _ids(self, query: Node | None, filters: Sequence[SearchFilter]) -> set[str]:
-        if query is None:
+    def _ids(self, node: Node | None, filters: Sequence[SearchFilter]) -> set[str]:
+        """Return the records matching the normalized ``node`` and ``filters``."""
+        if node is None:
             return {rid for rid, entry in self._entries.items() if _passes(entry.tags, filters)}
-        plan, _ = compile_plan(normalize(query), self._tokenizer)
+        plan, _ = compile_plan(node, self._tokenizer)
         return set(self._matching(plan, filters))
 
     # -- scoring -----------------------------------------------------------------------
@@ -297,10 +290,7 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
         filters: Sequence[SearchFilter] = (),
     ) -> list[TextHit]:
         """Rank the documents matching ``query`` and ``filters`` by FTS5's BM25 formula."""
-        filters = tuple(filters)
-        validate_filters(filters, self._facet_keys)
-        node = normalize(query)
-        require_rankable(node)
+        node, filters = check_search_request(query, filters, self._facet_keys)
         if limit < 1:
             return []
         plan, leaves = compile_plan(node, self._tokenizer)
@@ -439,16 +429,12 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
         filters: Sequence[SearchFilter] = (),
     ) -> frozenset[str]:
         """Return every record satisfying ``query`` and ``filters``, in no order."""
-        filters = tuple(filters)
-        validate_filters(filters, self._facet_keys)
-        return frozenset(self._ids(query, filters))
+        node, filters = check_filter_request(query, filters, self._facet_keys)
+        return frozenset(self._ids(node, filters))
 
     async def get_documents(self, record_ids: Collection[str]) -> dict[str, SearchDocument]:
         """Return the stored documents for ``record_ids``; unknown ids are omitted."""
-        if isinstance(record_ids, str):
-            raise TypeError(
-                f"record_ids must be a collection of ids, not the string {record_ids!r}"
-            )
+        check_record_ids(record_ids)
         return {
             rid: _copy(self._documents[rid]) for rid in set(record_ids) if rid in self._documents
         }
@@ -461,9 +447,8 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
         filters: Sequence[SearchFilter] = (),
     ) -> dict[str, tuple[tuple[str, int], ...]]:
         """Count matching documents per value of each facet key."""
-        filters = tuple(filters)
-        check_facet_request(keys, filters, self._facet_keys)
-        matched = self._ids(query, ())
+        node, filters = check_facet_request(keys, query, filters, self._facet_keys)
+        matched = self._ids(node, ())
         result: dict[str, tuple[tuple[str, int], ...]] = {}
         for key in dict.fromkeys(keys):
             others = [item for item in filters if item.key != key]
@@ -483,9 +468,8 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
         filters: Sequence[SearchFilter] = (),
     ) -> tuple[int, ...]:
         """Count matching documents inside each of ``ranges``, in the order given."""
-        filters = tuple(filters)
-        check_range_request(ranges, filters, self._facet_keys)
-        matched = self._ids(query, ())
+        node, filters = check_range_request(ranges, query, filters, self._facet_keys)
+        matched = self._ids(node, ())
         counts: list[int] = []
         for item in ranges:
             wanted = [*(f for f in filters if f.key != item.key), item]

@@ -14,12 +14,16 @@ from sci_etl_core.search import _sqlite_sql as sql
 from sci_etl_core.search._sqlite_worker import SqliteWorker
 from sci_etl_core.search._store_checks import (
     check_facet_request,
+    check_filter_request,
     check_range_request,
+    check_record_ids,
+    check_search_request,
+    facet_key_set,
     sort_facet_counts,
 )
 from sci_etl_core.search._store_plan import compile_plan
 from sci_etl_core.search._store_snippets import plan_snippets
-from sci_etl_core.search.compile_fts5 import require_rankable, to_match_expression
+from sci_etl_core.search.compile_fts5 import to_match_expression
 from sci_etl_core.search.filters import (
     SNIPPET_CLOSE,
     SNIPPET_ELLIPSIS,
@@ -32,9 +36,8 @@ from sci_etl_core.search.filters import (
     split_markers,
     tag_in_range,
     tag_rows,
-    validate_filters,
 )
-from sci_etl_core.search.query import Node, normalize
+from sci_etl_core.search.query import Node
 from sci_etl_core.search.store_base import (
     AsyncTextSearchStore,
     BM25Weights,
@@ -145,9 +148,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         weights: BM25Weights | None = None,
         now: Callable[[], datetime] | None = None,
     ) -> None:
-        if isinstance(facet_keys, str):
-            raise TypeError(f"facet_keys must be a collection of strings, not {facet_keys!r}")
-        keys = frozenset(facet_keys)
+        keys = facet_key_set(facet_keys)
         for key in keys:
             if not isinstance(key, str) or not key:
                 raise ValueError(f"facet key {key!r} must be a non-empty string")
@@ -213,16 +214,8 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
     # -- writing -----------------------------------------------------------------------
 
     def _prepare(self, documents: Sequence[SearchDocument]) -> list[_Row]:
-        latest: dict[str, SearchDocument] = {}
-        for position, document in enumerate(documents):
-            if not isinstance(document, SearchDocument):
-                raise TypeError(
-                    f"documents[{position}] is a {type(document).__name__}, not a SearchDocument"
-                )
-            latest.pop(document.record_id, None)
-            latest[document.record_id] = document
         rows: list[_Row] = []
-        for document in latest.values():
+        for document in self._latest_documents(documents):
             rows.append(
                 (
                     document.record_id,
@@ -293,10 +286,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         filters: Sequence[SearchFilter] = (),
     ) -> list[TextHit]:
         """Rank the documents matching ``query`` and ``filters`` by FTS5's ``bm25()``."""
-        filters = tuple(filters)
-        validate_filters(filters, self._facet_keys)
-        node = normalize(query)
-        require_rankable(node)
+        node, filters = check_search_request(query, filters, self._facet_keys)
         if limit < 1:
             return []
         match = to_match_expression(node)
@@ -411,9 +401,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         filters: Sequence[SearchFilter] = (),
     ) -> frozenset[str]:
         """Return every record satisfying ``query`` and ``filters``, in no order."""
-        filters = tuple(filters)
-        validate_filters(filters, self._facet_keys)
-        node = normalize(query) if query is not None else None
+        node, filters = check_filter_request(query, filters, self._facet_keys)
         statement, params = sql.filter_ids_sql(node, filters)
 
         def read(connection: sqlite3.Connection) -> frozenset[str]:
@@ -424,10 +412,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
 
     async def get_documents(self, record_ids: Collection[str]) -> dict[str, SearchDocument]:
         """Return the stored documents for ``record_ids``; unknown ids are omitted."""
-        if isinstance(record_ids, str):
-            raise TypeError(
-                f"record_ids must be a collection of ids, not the string {record_ids!r}"
-            )
+        check_record_ids(record_ids)
         wanted = sorted(set(record_ids))
         if not wanted:
             return {}
@@ -462,9 +447,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         filters: Sequence[SearchFilter] = (),
     ) -> dict[str, tuple[tuple[str, int], ...]]:
         """Count matching documents per value of each facet key, in one consistent read."""
-        filters = tuple(filters)
-        check_facet_request(keys, filters, self._facet_keys)
-        node = normalize(query) if query is not None else None
+        node, filters = check_facet_request(keys, query, filters, self._facet_keys)
         statements = {
             key: sql.facet_sql(key, node, [item for item in filters if item.key != key])
             for key in dict.fromkeys(keys)
@@ -495,9 +478,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
 
         The counts are those :meth:`AsyncTextSearchStore.range_counts` describes.
         """
-        filters = tuple(filters)
-        check_range_request(ranges, filters, self._facet_keys)
-        node = normalize(query) if query is not None else None
+        node, filters = check_range_request(ranges, query, filters, self._facet_keys)
         statements = [
             sql.count_sql(node, [*(f for f in filters if f.key != item.key), item])
             for item in ranges
