@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from sci_etl_core.embeddings._vectors import ScanMatrix, check_vector, unit_vector
 from sci_etl_core.exceptions import EmbeddingDimensionError
@@ -28,20 +28,20 @@ def rank_rows(
     *,
     top_k: int,
     min_score: float,
-    excluded_rows: int,
-    exclude: Callable[[int], bool],
+    exclude_record_id: str | None,
 ) -> list[tuple[int, float]]:
     """Return the ``(row, score)`` of the ``top_k`` best rows, best first.
 
     ``keys`` gives each row's ``(record_id, chunk_index)``, which orders equal scores.
-    ``excluded_rows`` is how many rows ``exclude`` rejects, so enough candidates survive.
+    Rows scoring below ``min_score`` and the rows of ``exclude_record_id`` are left out.
     """
     if top_k < 1:
         return []
+    excluded = sum(1 for key in keys if key[0] == exclude_record_id)
     found = [
         (row, score)
-        for row, score in matrix.candidates(query, top_k + excluded_rows)
-        if score >= min_score and not exclude(row)
+        for row, score in matrix.candidates(query, top_k + excluded)
+        if score >= min_score and keys[row][0] != exclude_record_id
     ]
     found.sort(key=lambda item: (-item[1], keys[item[0]]))
     return found[:top_k]

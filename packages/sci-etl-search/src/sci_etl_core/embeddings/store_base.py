@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sci_etl_core.embeddings._vectors import check_vector
+from sci_etl_core.exceptions import EmbeddingDimensionError
 
 __all__ = ["AsyncEmbeddingStore", "EmbeddingChunk", "SearchHit", "StoredRecord"]
 
@@ -189,6 +190,38 @@ def _check_chunks_belong(record_id: str, chunks: Sequence[EmbeddingChunk]) -> No
             raise ValueError(
                 f"chunks[{position}] belongs to record {chunk.record_id!r}, not {record_id!r}"
             )
+
+
+def check_chunks(chunks: Sequence[EmbeddingChunk], dimension: int | None = None) -> int | None:
+    """Return the dimension ``chunks`` share, raising unless they are chunks of one dimension.
+
+    ``dimension`` is the store's, when it holds chunks already; otherwise the first
+    chunk sets it. ``None`` when there is neither.
+
+    Raises:
+        TypeError: An item is not an :class:`EmbeddingChunk`.
+        EmbeddingDimensionError: A chunk's dimension differs from the others'.
+    """
+    holder = "the store holds" if dimension is not None else "chunks[0] has"
+    for position, chunk in enumerate(chunks):
+        if not isinstance(chunk, EmbeddingChunk):
+            raise TypeError(f"chunks[{position}] is {type(chunk).__name__}, not EmbeddingChunk")
+        if dimension is None:
+            dimension = len(chunk.vector)
+        elif len(chunk.vector) != dimension:
+            raise EmbeddingDimensionError(
+                f"chunks[{position}] ({chunk.record_id!r}, {chunk.chunk_index}) has dimension "
+                f"{len(chunk.vector)}, but {holder} {dimension}"
+            )
+    return dimension
+
+
+def check_batch_size(batch_size: int) -> None:
+    """Raise unless ``batch_size`` is an int of at least 1."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int):
+        raise TypeError(f"batch_size must be an int, got {type(batch_size).__name__}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
 
 
 def check_query_args(top_k: int, min_score: float, batch_name: str = "top_k") -> None:

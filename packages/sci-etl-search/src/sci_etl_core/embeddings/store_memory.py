@@ -13,9 +13,10 @@ from sci_etl_core.embeddings.store_base import (
     SearchHit,
     StoredRecord,
     _check_chunks_belong,
+    check_batch_size,
+    check_chunks,
     check_query_args,
 )
-from sci_etl_core.exceptions import EmbeddingDimensionError
 
 __all__ = ["InMemoryEmbeddingStore"]
 
@@ -35,7 +36,7 @@ class InMemoryEmbeddingStore(AsyncEmbeddingStore):
 
     async def add(self, chunks: Sequence[EmbeddingChunk]) -> None:
         """Store ``chunks``, replacing any chunk with the same record and index."""
-        dimension = self._check_dimensions(chunks)
+        dimension = check_chunks(chunks, self._dimension if self._chunks else None)
         for chunk in chunks:
             stored = EmbeddingChunk(
                 chunk.record_id, chunk.chunk_index, chunk.text, chunk.vector, dict(chunk.metadata)
@@ -47,20 +48,6 @@ class InMemoryEmbeddingStore(AsyncEmbeddingStore):
         if chunks:
             self._dimension = dimension
             self._matrix = None
-
-    def _check_dimensions(self, chunks: Sequence[EmbeddingChunk]) -> int | None:
-        dimension = self._dimension if self._chunks else None
-        for position, chunk in enumerate(chunks):
-            if not isinstance(chunk, EmbeddingChunk):
-                raise TypeError(f"chunks[{position}] is {type(chunk).__name__}, not EmbeddingChunk")
-            if dimension is None:
-                dimension = len(chunk.vector)
-            elif len(chunk.vector) != dimension:
-                raise EmbeddingDimensionError(
-                    f"chunks[{position}] ({chunk.record_id!r}, {chunk.chunk_index}) has "
-                    f"dimension {len(chunk.vector)}, but the store holds {dimension}"
-                )
-        return dimension
 
     async def delete_record(self, record_id: str) -> None:
         """Remove every chunk of ``record_id``."""
@@ -100,15 +87,13 @@ class InMemoryEmbeddingStore(AsyncEmbeddingStore):
         if top_k < 1 or not self._chunks:
             return []
         matrix, keys = self._scan_matrix()
-        excluded = sum(1 for key in keys if key[0] == exclude_record_id)
         ranked = rank_rows(
             matrix,
             keys,
             query,
             top_k=top_k,
             min_score=min_score,
-            excluded_rows=excluded,
-            exclude=lambda row: keys[row][0] == exclude_record_id,
+            exclude_record_id=exclude_record_id,
         )
         hits = []
         for row, score in ranked:
@@ -129,16 +114,9 @@ class InMemoryEmbeddingStore(AsyncEmbeddingStore):
 
     async def iter_records(self, batch_size: int = 100) -> AsyncIterator[StoredRecord]:
         """Yield every record in ``record_id`` order, passages in chunk order."""
-        _check_batch_size(batch_size)
+        check_batch_size(batch_size)
         by_record: dict[str, list[EmbeddingChunk]] = {}
         for key in sorted(self._chunks):
             by_record.setdefault(key[0], []).append(self._chunks[key][0])
         for record_id, chunks in by_record.items():
             yield StoredRecord(record_id, tuple(c.text for c in chunks), dict(chunks[0].metadata))
-
-
-def _check_batch_size(batch_size: int) -> None:
-    if isinstance(batch_size, bool) or not isinstance(batch_size, int):
-        raise TypeError(f"batch_size must be an int, got {type(batch_size).__name__}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")

@@ -21,6 +21,8 @@ from sci_etl_core.embeddings.store_base import (
     SearchHit,
     StoredRecord,
     _check_chunks_belong,
+    check_batch_size,
+    check_chunks,
     check_query_args,
 )
 from sci_etl_core.exceptions import EmbeddingDimensionError, EmbeddingStoreError
@@ -144,15 +146,13 @@ class AsyncSqliteEmbeddingStore(AsyncEmbeddingStore):
                     f"{self._path}: query vector has dimension {len(values)}, "
                     f"but the store holds {matrix.dimension}"
                 )
-            excluded = sum(1 for key in keys if key[0] == exclude_record_id)
             ranked = rank_rows(
                 matrix,
                 keys,
                 values,
                 top_k=top_k,
                 min_score=min_score,
-                excluded_rows=excluded,
-                exclude=lambda row: keys[row][0] == exclude_record_id,
+                exclude_record_id=exclude_record_id,
             )
             return [_hit(connection, keys[row], score) for row, score in ranked]
 
@@ -184,10 +184,7 @@ class AsyncSqliteEmbeddingStore(AsyncEmbeddingStore):
         Records are paged by key (``record_id > last``), so a write between batches
         never makes a record appear twice.
         """
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int):
-            raise TypeError(f"batch_size must be an int, got {type(batch_size).__name__}")
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        check_batch_size(batch_size)
         last: str | None = None
         while True:
             batch = await self._run(
@@ -214,29 +211,18 @@ class AsyncSqliteEmbeddingStore(AsyncEmbeddingStore):
 
 
 def _rows(chunks: Sequence[EmbeddingChunk]) -> list[tuple[str, int, str, str, int, bytes]]:
-    rows = []
-    dimension: int | None = None
-    for position, chunk in enumerate(chunks):
-        if not isinstance(chunk, EmbeddingChunk):
-            raise TypeError(f"chunks[{position}] is {type(chunk).__name__}, not EmbeddingChunk")
-        if dimension is None:
-            dimension = len(chunk.vector)
-        elif len(chunk.vector) != dimension:
-            raise EmbeddingDimensionError(
-                f"chunks[{position}] ({chunk.record_id!r}, {chunk.chunk_index}) has dimension "
-                f"{len(chunk.vector)}, but chunks[0] has {dimension}"
-            )
-        rows.append(
-            (
-                chunk.record_id,
-                chunk.chunk_index,
-                chunk.text,
-                _encode_metadata(chunk.metadata),
-                len(chunk.vector),
-                unit_vector(chunk.vector).tobytes(),
-            )
+    check_chunks(chunks)
+    return [
+        (
+            chunk.record_id,
+            chunk.chunk_index,
+            chunk.text,
+            _encode_metadata(chunk.metadata),
+            len(chunk.vector),
+            unit_vector(chunk.vector).tobytes(),
         )
-    return rows
+        for chunk in chunks
+    ]
 
 
 def _insert(
