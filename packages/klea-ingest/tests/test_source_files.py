@@ -9,7 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from klea_utils.stores import _source_files
-from klea_utils.stores._source_files import find_source_files, supported_extensions
+from klea_utils.stores._source_files import (
+    find_source_files,
+    find_unique_source_files,
+    supported_extensions,
+)
+from klea_utils.stores.ingest_exceptions import SourceLayoutError
 
 
 def _touch(path: Path) -> Path:
@@ -68,6 +73,18 @@ def test_unsupported_extensions_are_warned_about(
 def test_missing_directory_is_named(tmp_path: Path) -> None:
     with pytest.raises(NotADirectoryError, match="nope"):
         find_source_files(tmp_path / "nope")
+
+
+def test_repeated_file_names_are_refused_naming_both_paths(tmp_path: Path) -> None:
+    one = _touch(tmp_path / "x" / "same.md")
+    two = _touch(tmp_path / "y" / "same.md")
+    other = _touch(tmp_path / "other.md")
+    with pytest.raises(SourceLayoutError, match="unique names") as info:
+        find_unique_source_files(tmp_path)
+    assert str(one) in str(info.value)
+    assert str(two) in str(info.value)
+    two.unlink()
+    assert find_unique_source_files(tmp_path) == [other, one]
 
 
 @given(

@@ -6,13 +6,25 @@ The canonical implementation behind ``klea_utils.stores.utils.find_source_files`
 from __future__ import annotations
 
 import logging
+from collections import defaultdict
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["CHROMA_DB_FILE_NAME", "find_source_files", "supported_extensions"]
+from klea_utils.stores.ingest_exceptions import SourceLayoutError
+
+__all__ = [
+    "CACHE_DIR_NAME",
+    "CHROMA_DB_FILE_NAME",
+    "check_unique_names",
+    "find_source_files",
+    "find_unique_source_files",
+    "supported_extensions",
+]
 
 CACHE_DIR_NAME = ".klea-cache"
-"""Mirror of ``klea_utils.stores.utils.CACHE_DIR_NAME`` (kept equal by a test)."""
+"""Mirror of ``klea_utils.stores.utils.CACHE_DIR_NAME`` (kept equal by a test): importing
+``utils`` pulls in LangChain, which the light callers here (pre-check, the cache) avoid."""
 
 CHROMA_DB_FILE_NAME = "chroma.sqlite3"
 """A folder holding this file is a Chroma store, never a source of documents."""
@@ -111,3 +123,43 @@ def find_source_files(
             more,
         )
     return sorted(found)
+
+
+def check_unique_names(files: Iterable[Path], source_dir: Path) -> None:
+    """Refuse two source files with the same name (chunk ids and map keys use the name).
+
+    Raises:
+        SourceLayoutError: naming every clash with both paths.
+    """
+    by_name: dict[str, list[Path]] = defaultdict(list)
+    for path in files:
+        by_name[Path(path).name].append(Path(path))
+    clashes = {name: paths for name, paths in by_name.items() if len(paths) > 1}
+    if clashes:
+        detail = "; ".join(
+            f"{name}: " + " and ".join(str(p) for p in paths)
+            for name, paths in sorted(clashes.items())
+        )
+        raise SourceLayoutError(
+            f"{source_dir}: source files must have unique names (chunk ids and metadata-map "
+            f"keys use the file name), but these repeat: {detail}. Rename one of each pair."
+        )
+
+
+def find_unique_source_files(
+    source_dir: Path,
+    *,
+    metadata_map_path: Path | None = None,
+    store_dir: Path | None = None,
+    logger: logging.Logger | None = None,
+) -> list[Path]:
+    """:func:`find_source_files`, then :func:`check_unique_names` on the result.
+
+    What the chunk and store phases ingest: both refuse a source folder with two files
+    of the same name before doing any work.
+    """
+    files = find_source_files(
+        source_dir, metadata_map_path=metadata_map_path, store_dir=store_dir, logger=logger
+    )
+    check_unique_names(files, source_dir)
+    return files

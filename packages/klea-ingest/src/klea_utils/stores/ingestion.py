@@ -10,7 +10,6 @@ implemented in :mod:`klea_utils.stores.store_writer`).
 from __future__ import annotations
 
 import logging
-from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,7 @@ from klea_utils.stores._conversion import (
     validate_device,
 )
 from klea_utils.stores._progress import format_summary
-from klea_utils.stores._source_files import find_source_files
+from klea_utils.stores._source_files import find_unique_source_files
 from klea_utils.stores.chunk_cache import ChunkCache, compute_file_hash
 from klea_utils.stores.chunk_worker import (
     ChunkItemResult,
@@ -30,7 +29,6 @@ from klea_utils.stores.chunk_worker import (
     convert_batch_worker,
     dispatch_conversion_batches,
 )
-from klea_utils.stores.ingest_exceptions import SourceLayoutError
 from klea_utils.stores.metadata_map import _apply_store_metadata_policy
 from langchain_core.documents import Document
 
@@ -135,24 +133,12 @@ class StoresBuilder:
         )
 
     def _source_files(self, source_path: Path) -> list[Path]:
-        files = find_source_files(
+        return find_unique_source_files(
             source_path,
             metadata_map_path=self.metadata_map_path,
             store_dir=self.store_dir,
             logger=self.logger,
         )
-        dupes = sorted(n for n, c in Counter(p.name for p in files).items() if c > 1)
-        if dupes:
-            where = "; ".join(
-                f"{name}: "
-                + ", ".join(str(p.relative_to(source_path)) for p in files if p.name == name)
-                for name in dupes[:5]
-            )
-            raise SourceLayoutError(
-                f"{source_path}: source files must have unique names (the metadata map is keyed "
-                f"by file name), but these repeat: {where}"
-            )
-        return files
 
     def chunk_all(
         self,

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any, Protocol
 
 from klea_utils.stores._bm25_corpus import Bm25CorpusWriter
 from klea_utils.stores._manifest import StoreManifest, chunk_ids, manifest_path
+from klea_utils.stores._source_files import find_unique_source_files
 from klea_utils.stores._store_progress import StoreProgress
 from klea_utils.stores.ingest_exceptions import SourceLayoutError
 from klea_utils.stores.metadata_map import (
@@ -94,35 +94,12 @@ def embeddings_for(builder: _Builder) -> Any:
 
 
 def _source_files(builder: _Builder, source_dir: Path) -> list[Path]:
-    from klea_utils.stores._source_files import find_source_files
-
-    return find_source_files(
+    return find_unique_source_files(
         source_dir,
         metadata_map_path=getattr(builder, "metadata_map_path", None),
         store_dir=builder.store_dir,
         logger=builder.logger,
     )
-
-
-def check_unique_names(files: Iterable[Path], source_dir: Path) -> None:
-    """Refuse two source files with the same name (chunk ids and map keys use the name).
-
-    Raises:
-        SourceLayoutError: naming every clash with both paths.
-    """
-    by_name: dict[str, list[Path]] = defaultdict(list)
-    for path in files:
-        by_name[Path(path).name].append(Path(path))
-    clashes = {name: paths for name, paths in by_name.items() if len(paths) > 1}
-    if clashes:
-        detail = "; ".join(
-            f"{name}: " + " and ".join(str(p) for p in paths)
-            for name, paths in sorted(clashes.items())
-        )
-        raise SourceLayoutError(
-            f"{source_dir}: source files must have unique names (chunk ids and metadata-map "
-            f"keys use the file name), but these repeat: {detail}. Rename one of each pair."
-        )
 
 
 def _stored_docs(file_name: str, docs: list[Document]) -> list[Document]:
@@ -190,7 +167,7 @@ def store_all(
     log = builder.logger
     source_dir = Path(source_dir).resolve()
     manifest_path(source_dir, collection_name)  # validates the collection name first
-    check_unique_names(_source_files(builder, source_dir), source_dir)
+    _source_files(builder, source_dir)  # refuses two files of the same name up front
     batch = max(1, int(builder.embed_batch_size))
     store = _open_store(builder, store_uri, collection_name)
     manifest = StoreManifest.load(source_dir, collection_name, store_uri)
@@ -355,7 +332,6 @@ def load_and_fold_results(
         map_path = template_path(source_dir)
         builder.logger.info("No --metadata-map given: using the template %s", map_path)
     files = _source_files(builder, source_dir)
-    check_unique_names(files, source_dir)
     metadata_map = load_metadata_map(map_path) if map_path is not None else None
     if metadata_map is not None:
         absent = [p.name for p in files if p.name not in metadata_map]
