@@ -33,12 +33,16 @@ from typing import Any
 from klea_utils.stores._progress import ConversionProgress
 
 __all__ = [
+    "DEFAULT_WORKER_MEM_LIMIT",
     "RESULT_STATUSES",
     "ChunkItemResult",
     "ChunkWorkerConfig",
     "convert_batch_worker",
     "dispatch_conversion_batches",
 ]
+
+DEFAULT_WORKER_MEM_LIMIT = 4 * 1024**3
+"""Default RSS cap of one conversion worker: 4 GiB (it includes Docling's start-up size)."""
 
 RESULT_STATUSES = ("ok", "zero_chunks", "failed", "deferred")
 """Every value ``ChunkItemResult.status`` may take."""

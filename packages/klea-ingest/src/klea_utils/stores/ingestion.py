@@ -24,6 +24,7 @@ from klea_utils.stores._progress import format_summary
 from klea_utils.stores._source_files import find_unique_source_files
 from klea_utils.stores.chunk_cache import ChunkCache, compute_file_hash
 from klea_utils.stores.chunk_worker import (
+    DEFAULT_WORKER_MEM_LIMIT,
     ChunkItemResult,
     ChunkWorkerConfig,
     convert_batch_worker,
@@ -41,9 +42,6 @@ __all__ = [
 
 DEFAULT_EMBED_BATCH_SIZE = 256
 """Number of chunks embedded per ``add_documents`` call in ``store_all()``."""
-
-DEFAULT_WORKER_MEM_LIMIT = 4294967296
-"""Default RSS cap of one conversion worker: 4 GiB."""
 
 
 class StoresBuilder:

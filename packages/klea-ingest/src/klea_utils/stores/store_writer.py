@@ -20,6 +20,7 @@ from klea_utils.stores._bm25_corpus import Bm25CorpusWriter
 from klea_utils.stores._manifest import StoreManifest, chunk_ids, manifest_path
 from klea_utils.stores._source_files import find_unique_source_files
 from klea_utils.stores._store_progress import StoreProgress
+from klea_utils.stores.chunk_worker import DEFAULT_WORKER_MEM_LIMIT
 from klea_utils.stores.ingest_exceptions import SourceLayoutError
 from klea_utils.stores.metadata_map import (
     _apply_store_metadata_policy,
@@ -33,9 +34,6 @@ from klea_utils.stores.metadata_map import (
 from langchain_core.documents import Document
 
 __all__ = ["FoldedResults", "StoreSummary", "build", "load_and_fold_results", "store_all"]
-
-DEFAULT_WORKER_MEM_LIMIT = 4 * 1024**3
-"""Default RSS cap of one conversion worker (4 GiB)."""
 
 _EMBEDDINGS: dict[str, Any] = {}
 _EMBEDDINGS_LOCK = threading.Lock()
