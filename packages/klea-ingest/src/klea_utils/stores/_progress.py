@@ -1,4 +1,9 @@
-"""Conversion progress: a rich progress bar (files done / total, current file) and a summary."""
+"""Conversion progress: a rich progress bar (files done / total, current file) and a summary.
+
+:class:`TerminalBar` is the life cycle both progress displays share (this one and
+:class:`klea_utils.stores._store_progress.StoreProgress`): a rich bar started on entry
+when stderr is a terminal, updated while there, stopped on exit.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ import sys
 from types import TracebackType
 from typing import Any
 
-__all__ = ["ConversionProgress", "format_summary"]
+__all__ = ["ConversionProgress", "TerminalBar", "format_summary"]
 
 
 def format_summary(results: list[Any]) -> str:
@@ -21,7 +26,38 @@ def format_summary(results: list[Any]) -> str:
     return "\n".join(lines)
 
 
-class ConversionProgress:
+class TerminalBar:
+    """A rich ``Progress`` with one task, stopped on ``__exit__``; absent until started.
+
+    Subclasses build the bar in ``__enter__`` and hand it to :meth:`_start`, then call
+    :meth:`_update`, which says whether a bar is shown (else they log instead).
+    """
+
+    _progress: Any = None
+    _task: Any = None
+
+    def _start(self, progress: Any, description: str, total: int | None, **fields: Any) -> None:
+        progress.start()
+        self._progress = progress
+        self._task = progress.add_task(description, total=total, **fields)
+
+    def _update(self, **fields: Any) -> bool:
+        if self._progress is None:
+            return False
+        self._progress.update(self._task, **fields)
+        return True
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+
+
+class ConversionProgress(TerminalBar):
     """Progress of one conversion run, shown as a bar on a terminal and logged otherwise.
 
     Args:
@@ -33,8 +69,6 @@ class ConversionProgress:
         self.total = total
         self.logger = logger
         self.completed = 0
-        self._progress: Any = None
-        self._task: Any = None
 
     def __enter__(self) -> ConversionProgress:
         if sys.stderr.isatty() and self.total:
@@ -46,7 +80,7 @@ class ConversionProgress:
                 TimeElapsedColumn,
             )
 
-            self._progress = Progress(
+            bar = Progress(
                 TextColumn("Converting"),
                 BarColumn(),
                 MofNCompleteColumn(),
@@ -54,32 +88,19 @@ class ConversionProgress:
                 TextColumn("{task.fields[current]}"),
                 transient=False,
             )
-            self._progress.start()
-            self._task = self._progress.add_task("convert", total=self.total, current="")
+            self._start(bar, "convert", self.total, current="")
         return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._progress is not None:
-            self._progress.stop()
 
     def current(self, file_name: str) -> None:
         """Show ``file_name`` as the file being converted."""
-        if self._progress is not None:
-            self._progress.update(self._task, current=file_name)
+        self._update(current=file_name)
 
     def done(self, result: Any) -> None:
         """Count one finished file (``ok``, ``zero_chunks`` or ``failed``)."""
         self.completed += 1
         if result.status == "failed":
             self.logger.error("Failed: %s", result.error)
-        if self._progress is not None:
-            self._progress.update(self._task, advance=1, current=result.file_name)
-        else:
+        if not self._update(advance=1, current=result.file_name):
             step = max(1, self.total // 10)
             if self.completed % step == 0 or self.completed == self.total:
                 self.logger.info("Converted %d/%d files", self.completed, self.total)
