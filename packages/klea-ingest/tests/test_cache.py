@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,13 +22,6 @@ from klea_utils.stores.chunk_cache import (
 )
 from klea_utils.stores.ingestion import StoresBuilder
 from langchain_core.documents import Document
-
-
-@pytest.fixture(scope="module")
-def offline() -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HF_HUB_OFFLINE", "1")
-        yield
 
 
 @pytest.fixture(scope="module")

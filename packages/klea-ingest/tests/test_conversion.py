@@ -8,7 +8,6 @@ tokenizer load once.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +42,6 @@ class _Records(logging.Handler):
 
     def text(self, level: int = logging.WARNING) -> str:
         return "\n".join(r.getMessage() for r in self.records if r.levelno >= level)
-
-
-@pytest.fixture(scope="module")
-def offline() -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("HF_HUB_OFFLINE", "1")
-        yield
 
 
 @pytest.fixture(scope="module")
