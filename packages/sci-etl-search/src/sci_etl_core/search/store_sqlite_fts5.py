@@ -7,10 +7,10 @@ import sqlite3
 from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from sci_etl_core.exceptions import SearchStoreError
 from sci_etl_core.search import _sqlite_sql as sql
+from sci_etl_core.search._sqlite_hits import MARKS, decode_metadata, read_hits, snippet_fault
 from sci_etl_core.search._sqlite_worker import SqliteWorker
 from sci_etl_core.search._store_checks import (
     check_facet_request,
@@ -21,19 +21,13 @@ from sci_etl_core.search._store_checks import (
     facet_key_set,
     sort_facet_counts,
 )
-from sci_etl_core.search._store_plan import compile_plan
-from sci_etl_core.search._store_snippets import plan_snippets
 from sci_etl_core.search.compile_fts5 import to_match_expression
 from sci_etl_core.search.filters import (
-    SNIPPET_CLOSE,
-    SNIPPET_ELLIPSIS,
-    SNIPPET_OPEN,
     SNIPPET_TOKENS,
     RangeFilter,
     SearchFilter,
     encode_metadata,
     sanitize_text,
-    split_markers,
     tag_in_range,
     tag_rows,
 )
@@ -42,36 +36,13 @@ from sci_etl_core.search.store_base import (
     AsyncTextSearchStore,
     BM25Weights,
     SearchDocument,
-    Snippet,
     TextHit,
 )
-from sci_etl_core.search.tokenize import Unicode61Tokenizer
 
 __all__ = ["AsyncSqliteFts5Store", "fts5_available"]
 
-_FIELDS = ("title", "abstract", "body")
 _BUILT_KEYS = "facet_keys_built"
-_TOKENIZER = Unicode61Tokenizer()
 _Row = tuple[str, str, str, str, str, list[tuple[str, str]]]
-
-
-def _snippet_fault(exc: sqlite3.DatabaseError) -> bool:
-    """Whether ``exc`` is FTS5's ``snippet()`` failing on the query, not a damaged file.
-
-    FTS5 reports "database disk image is malformed" from ``snippet()`` for some NEAR
-    groups that repeat a phrase, such as ``NEAR(alpha alpha, 0)``, on a sound file.
-    """
-    return "malformed" in str(exc)
-
-
-def _snippet_weight(snippet: Snippet) -> tuple[int, int]:
-    """Rank a field's snippet as FTS5's ``snippet()`` ranks columns, earlier fields first.
-
-    FTS5 scores a window 1000 for each distinct phrase it shows and 1 for each
-    further match; the column with the best window wins, the first on a tie.
-    """
-    words = [snippet.text[start:end].casefold() for start, end in snippet.highlights]
-    return (1000 * len(set(words)) + len(words) - len(set(words)), -_FIELDS.index(snippet.field))
 
 
 def fts5_available(connect: Callable[[], sqlite3.Connection] | None = None) -> bool:
@@ -290,16 +261,10 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         if limit < 1:
             return []
         match = to_match_expression(node)
-        ranked_sql, ranked_params = sql.search_sql(
-            match, self._weights, limit, exclude_record_id, filters
-        )
-
         fast = not filters and exclude_record_id is None
-        marks = (SNIPPET_OPEN, SNIPPET_CLOSE, SNIPPET_ELLIPSIS)
         ranked_sql, ranked_params = sql.fast_search_sql(
-            match, self._weights, limit + 1, marks, SNIPPET_TOKENS
+            match, self._weights, limit + 1, MARKS, SNIPPET_TOKENS
         )
-
         slow_sql, slow_params = sql.search_sql(
             match, self._weights, limit, exclude_record_id, filters
         )
@@ -310,7 +275,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
                 try:
                     rows = connection.execute(ranked_sql, ranked_params).fetchall()
                 except sqlite3.DatabaseError as exc:
-                    if not _snippet_fault(exc):
+                    if not snippet_fault(exc):
                         raise
                     rows = None
                 if rows is not None and (
@@ -318,82 +283,12 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
                 ):
                     ranked = [(row[0], -row[1]) for row in rows[:limit]]
                     snippets = {row[0]: row[2:] for row in rows[:limit]}
-                    return self._hits(connection, node, match, ranked, snippets)
+                    return read_hits(connection, self.path, node, match, ranked, snippets)
             # Filters, an excluded record, or a tie across the limit: rank with the join.
             ranked = [(r[0], r[2]) for r in connection.execute(slow_sql, slow_params)]
-            return self._hits(connection, node, match, ranked)
+            return read_hits(connection, self.path, node, match, ranked)
 
         return await self._worker.run("search the text index", read)
-
-    def _hits(
-        self,
-        connection: sqlite3.Connection,
-        node: Node,
-        match: str,
-        ranked: list[tuple[int, float]],
-        snippets: dict[int, tuple[Any, ...]] | None = None,
-    ) -> list[TextHit]:
-        if not ranked:
-            return []
-        marks = (SNIPPET_OPEN, SNIPPET_CLOSE, SNIPPET_ELLIPSIS)
-        doc_ids = [doc_id for doc_id, _ in ranked]
-        statement, params = sql.documents_sql(doc_ids)
-        stored = {row[0]: row for row in connection.execute(statement, params)}
-        if snippets is None:
-            statement, params = sql.snippet_sql(match, doc_ids, marks, SNIPPET_TOKENS)
-            try:
-                snippets = {row[0]: row[1:] for row in connection.execute(statement, params)}
-            except sqlite3.DatabaseError as exc:
-                if not _snippet_fault(exc):
-                    raise
-        plan = compile_plan(node, _TOKENIZER)[0] if snippets is None else None
-        if plan is not None:
-            statement, params = sql.documents_sql(doc_ids, full=True)
-            stored = {row[0]: row for row in connection.execute(statement, params)}
-        hits: list[TextHit] = []
-        for doc_id, score in ranked:
-            row = stored.get(doc_id)
-            if row is None:
-                continue
-            per_field: list[Snippet] = []
-            if plan is not None:
-                texts = {"title": row[2], "abstract": row[4], "body": row[5]}
-                per_field = list(plan_snippets(plan, texts, _TOKENIZER)[0])
-            else:
-                assert snippets is not None
-                for name, raw in zip(_FIELDS, snippets.get(doc_id, ("", "", "")), strict=True):
-                    field_text, field_highlights = split_markers(raw or "")
-                    if field_highlights:
-                        per_field.append(Snippet(name, field_text, field_highlights))
-            best = max(per_field, key=_snippet_weight, default=None)
-            text, highlights = (best.text, best.highlights) if best else ("", ())
-            hits.append(
-                TextHit(
-                    record_id=row[1],
-                    score=float(score),
-                    snippet=text,
-                    highlights=highlights,
-                    metadata=self._metadata(row[1], row[3]),
-                    title=row[2],
-                    snippets=tuple(per_field),
-                )
-            )
-        hits.sort(key=lambda hit: (-hit.score, hit.record_id))
-        return hits
-
-    def _metadata(self, record_id: str, text: str) -> dict[str, Any]:
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise SearchStoreError(
-                f"{self.path}: cannot read the metadata of record {record_id!r}: not JSON ({exc})"
-            ) from exc
-        if not isinstance(value, dict):
-            raise SearchStoreError(
-                f"{self.path}: cannot read the metadata of record {record_id!r}: "
-                f"a JSON {type(value).__name__}, not an object"
-            )
-        return value
 
     async def filter_ids(
         self,
@@ -434,7 +329,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         rows = await self._worker.run("read documents", read)
         return {
             record_id: SearchDocument(
-                record_id, title, abstract, body, self._metadata(record_id, metadata)
+                record_id, title, abstract, body, decode_metadata(self.path, record_id, metadata)
             )
             for record_id, title, abstract, body, metadata in rows
         }
@@ -548,8 +443,9 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
                 rows = connection.execute(
                     'SELECT "doc_id", "record_id", "metadata" FROM "documents"'
                 )
-                for doc_id, record_id, metadata in rows.fetchall():
-                    tags = tag_rows(self._metadata(record_id, metadata), self._facet_keys)
+                for doc_id, record_id, text in rows.fetchall():
+                    metadata = decode_metadata(self.path, record_id, text)
+                    tags = tag_rows(metadata, self._facet_keys)
                     connection.executemany(
                         'INSERT INTO "tags"("key", "value", "doc_id") VALUES (?, ?, ?)',
                         [(key, value, doc_id) for key, value in tags],

@@ -1,0 +1,134 @@
+"""Turn the FTS5 store's ranked rows into hits with snippets (internal).
+
+The ranking statement gives each hit's per-field snippets when it can; otherwise they
+are read with FTS5's ``snippet()`` in a second statement, and where FTS5's
+``snippet()`` itself fails on the query they are cut in Python from the stored text.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from sci_etl_core.exceptions import SearchStoreError
+from sci_etl_core.search import _sqlite_sql as sql
+from sci_etl_core.search._store_plan import compile_plan
+from sci_etl_core.search._store_snippets import plan_snippets
+from sci_etl_core.search.filters import (
+    SNIPPET_CLOSE,
+    SNIPPET_ELLIPSIS,
+    SNIPPET_OPEN,
+    SNIPPET_TOKENS,
+    split_markers,
+)
+from sci_etl_core.search.query import FIELDS, Node
+from sci_etl_core.search.store_base import Snippet, TextHit
+from sci_etl_core.search.tokenize import Unicode61Tokenizer
+
+__all__ = ["MARKS", "decode_metadata", "read_hits", "snippet_fault"]
+
+MARKS = (SNIPPET_OPEN, SNIPPET_CLOSE, SNIPPET_ELLIPSIS)
+"""The markers FTS5's ``snippet()`` is asked to put around matches and cut ends."""
+
+_TOKENIZER = Unicode61Tokenizer()
+
+
+def snippet_fault(exc: sqlite3.DatabaseError) -> bool:
+    """Whether ``exc`` is FTS5's ``snippet()`` failing on the query, not a damaged file.
+
+    FTS5 reports "database disk image is malformed" from ``snippet()`` for some NEAR
+    groups that repeat a phrase, such as ``NEAR(alpha alpha, 0)``, on a sound file.
+    """
+    return "malformed" in str(exc)
+
+
+def decode_metadata(path: str, record_id: str, text: str) -> dict[str, Any]:
+    """Return a stored document's metadata, raising unless it is a JSON object.
+
+    Raises:
+        SearchStoreError: ``text`` is not JSON, or not a JSON object.
+    """
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SearchStoreError(
+            f"{path}: cannot read the metadata of record {record_id!r}: not JSON ({exc})"
+        ) from exc
+    if not isinstance(value, dict):
+        raise SearchStoreError(
+            f"{path}: cannot read the metadata of record {record_id!r}: "
+            f"a JSON {type(value).__name__}, not an object"
+        )
+    return value
+
+
+def read_hits(
+    connection: sqlite3.Connection,
+    path: str,
+    node: Node,
+    match: str,
+    ranked: list[tuple[int, float]],
+    snippets: dict[int, tuple[Any, ...]] | None = None,
+) -> list[TextHit]:
+    """Return the hits of the ``ranked`` ``(doc_id, score)`` pairs, best first.
+
+    ``snippets`` holds each document's marked per-field snippets when the ranking
+    statement read them; ``None`` reads them here.
+    """
+    if not ranked:
+        return []
+    doc_ids = [doc_id for doc_id, _ in ranked]
+    statement, params = sql.documents_sql(doc_ids)
+    stored = {row[0]: row for row in connection.execute(statement, params)}
+    if snippets is None:
+        statement, params = sql.snippet_sql(match, doc_ids, MARKS, SNIPPET_TOKENS)
+        try:
+            snippets = {row[0]: row[1:] for row in connection.execute(statement, params)}
+        except sqlite3.DatabaseError as exc:
+            if not snippet_fault(exc):
+                raise
+    plan = compile_plan(node, _TOKENIZER)[0] if snippets is None else None
+    if plan is not None:
+        statement, params = sql.documents_sql(doc_ids, full=True)
+        stored = {row[0]: row for row in connection.execute(statement, params)}
+    hits: list[TextHit] = []
+    for doc_id, score in ranked:
+        row = stored.get(doc_id)
+        if row is None:
+            continue
+        per_field: list[Snippet] = []
+        if plan is not None:
+            texts = {"title": row[2], "abstract": row[4], "body": row[5]}
+            per_field = list(plan_snippets(plan, texts, _TOKENIZER)[0])
+        else:
+            assert snippets is not None
+            for name, raw in zip(FIELDS, snippets.get(doc_id, ("", "", "")), strict=True):
+                field_text, field_highlights = split_markers(raw or "")
+                if field_highlights:
+                    per_field.append(Snippet(name, field_text, field_highlights))
+        best = max(per_field, key=_snippet_weight, default=None)
+        text, highlights = (best.text, best.highlights) if best else ("", ())
+        hits.append(
+            TextHit(
+                record_id=row[1],
+                score=float(score),
+                snippet=text,
+                highlights=highlights,
+                metadata=decode_metadata(path, row[1], row[3]),
+                title=row[2],
+                snippets=tuple(per_field),
+            )
+        )
+    hits.sort(key=lambda hit: (-hit.score, hit.record_id))
+    return hits
+
+
+def _snippet_weight(snippet: Snippet) -> tuple[int, int]:
+    """Rank a field's snippet as FTS5's ``snippet()`` ranks columns, earlier fields first.
+
+    FTS5 scores a window 1000 for each distinct phrase it shows and 1 for each
+    further match; the column with the best window wins, the first on a tie.
+    """
+    words = [snippet.text[start:end].casefold() for start, end in snippet.highlights]
+    return (1000 * len(set(words)) + len(words) - len(set(words)), -FIELDS.index(snippet.field))
