@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from sci_etl_core.cli._common import DbOption, existing_index
 from sci_etl_core.cli._runtime import EXIT_FAILURE, err, out, print_json, run_async
 from sci_etl_core.cli._stores import open_text_store
+
+if TYPE_CHECKING:
+    from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store
 
 __all__ = ["maintain_app"]
 
@@ -20,17 +25,26 @@ maintain_app = typer.Typer(
 )
 
 
+def _maintain(
+    db: Path,
+    keys: tuple[str, ...],
+    action: Callable[[AsyncSqliteFts5Store], Awaitable[None]],
+    done: str,
+) -> None:
+    """Run ``action`` on the text index at ``db`` tagging ``keys``, then print ``done``."""
+
+    async def work() -> None:
+        async with open_text_store(db, keys) as store:
+            await action(store)
+
+    run_async(work)
+    out.print(done, markup=False, highlight=False)
+
+
 @maintain_app.command("optimize")
 def optimize_command(db: DbOption) -> None:
     """Merge the FTS5 index's segments, which speeds up later queries. Reads no text."""
-    tagged = existing_index(db)
-
-    async def work() -> None:
-        async with open_text_store(db, tagged) as store:
-            await store.optimize()
-
-    run_async(work)
-    out.print(f"optimized {db}", markup=False, highlight=False)
+    _maintain(db, existing_index(db), lambda store: store.optimize(), f"optimized {db}")
 
 
 @maintain_app.command("rebuild-index")
@@ -40,13 +54,8 @@ def rebuild_index_command(db: DbOption) -> None:
     Repairs an index that check reports inconsistent, from the text already stored.
     """
     tagged = existing_index(db)
-
-    async def work() -> None:
-        async with open_text_store(db, tagged) as store:
-            await store.rebuild_index()
-
-    run_async(work)
-    out.print(f"rebuilt the full-text index of {db}", markup=False, highlight=False)
+    done = f"rebuilt the full-text index of {db}"
+    _maintain(db, tagged, lambda store: store.rebuild_index(), done)
 
 
 @maintain_app.command("rebuild-tags")
@@ -67,14 +76,9 @@ def rebuild_tags_command(
     """Re-derive every document's tags from its stored metadata, for the given keys."""
     tagged = existing_index(db)
     keys = tuple(sorted(set(facet_key))) if facet_key is not None else tagged
-
-    async def work() -> None:
-        async with open_text_store(db, keys) as store:
-            await store.rebuild_tags()
-
-    run_async(work)
     listed = ", ".join(keys) if keys else "no keys"
-    out.print(f"tagged every document of {db} by {listed}", markup=False, highlight=False)
+    done = f"tagged every document of {db} by {listed}"
+    _maintain(db, keys, lambda store: store.rebuild_tags(), done)
 
 
 @maintain_app.command("check")
