@@ -1,11 +1,14 @@
-"""Support for the retrieval tests: a small corpus, corpus pickles, a tiny cross-encoder."""
+"""Support for the retrieval tests: a small corpus, corpus pickles, a tiny cross-encoder,
+and the hypothesis strategy for metadata-filter trees (:func:`filter_trees`)."""
 
 from __future__ import annotations
 
 import pickle
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
+from hypothesis import strategies as st
 from langchain_core.documents import Document
 
 CORPUS: tuple[tuple[str, int, str, dict[str, object]], ...] = (
@@ -46,6 +49,20 @@ CORPUS: tuple[tuple[str, int, str, dict[str, object]], ...] = (
         {"title": "Basal ganglia", "authors": ["Ann Smith"], "year": 2019},
     ),
 )
+
+
+def filter_trees(
+    leaves: st.SearchStrategy[dict[str, Any]], max_leaves: int
+) -> st.SearchStrategy[dict[str, Any]]:
+    """Filter-DSL trees: ``leaves`` nested under ``$and`` / ``$or`` of 1-3 children each."""
+    return st.recursive(
+        leaves,
+        lambda children: st.one_of(
+            st.lists(children, min_size=1, max_size=3).map(lambda fs: {"$and": fs}),
+            st.lists(children, min_size=1, max_size=3).map(lambda fs: {"$or": fs}),
+        ),
+        max_leaves=max_leaves,
+    )
 
 
 def corpus_documents() -> list[Document]:

@@ -47,6 +47,7 @@ from retrieval_backends import (
     open_qdrant,
     search_all,
 )
+from retrieval_support import filter_trees
 
 pytestmark = pytest.mark.slow
 
@@ -128,14 +129,7 @@ leaves = st.one_of(
     _field_clauses("f", numeric_ops),
     st.sampled_from([*ELEMENTS, "w"]).map(lambda v: {"l": {"$contains": v}}),
 )
-filters = st.recursive(
-    leaves,
-    lambda children: st.one_of(
-        st.lists(children, min_size=1, max_size=3).map(lambda fs: {"$and": fs}),
-        st.lists(children, min_size=1, max_size=3).map(lambda fs: {"$or": fs}),
-    ),
-    max_leaves=6,
-)
+filters = filter_trees(leaves, max_leaves=6)
 
 # --------------------------------------------------------------------- approximation models
 

@@ -27,6 +27,7 @@ from klea_utils.stores.filters import (
 )
 from langchain_core.documents import Document
 from qdrant_client import models
+from retrieval_support import filter_trees
 
 # ----------------------------------------------------------------- the seed's examples
 
@@ -220,14 +221,7 @@ leaf = st.one_of(
         ),
     ),
 )
-dsl = st.recursive(
-    leaf,
-    lambda kids: st.one_of(
-        st.lists(kids, min_size=1, max_size=3).map(lambda k: {"$and": k}),
-        st.lists(kids, min_size=1, max_size=3).map(lambda k: {"$or": k}),
-    ),
-    max_leaves=8,
-)
+dsl = filter_trees(leaf, max_leaves=8)
 metadata = st.dictionaries(
     field_names,
     st.one_of(scalars, st.lists(st.sampled_from("abc"), min_size=1, max_size=3)),
