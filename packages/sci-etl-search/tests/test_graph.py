@@ -45,13 +45,12 @@ class TableEdgeSource(AsyncEdgeSource):
         return {rid: list(self.table.get(rid, ()))[: limit + 2] for rid in record_ids}
 
 
-class BrokenEdgeSource(AsyncEdgeSource):
-    def __init__(self, kind: str, delay: float = 0.0) -> None:
-        self._kind, self.delay = kind, delay
+class BrokenEdgeSource(TableEdgeSource):
+    """An edge source that fails after ``delay`` seconds."""
 
-    @property
-    def kind(self) -> str:
-        return self._kind
+    def __init__(self, kind: str, delay: float = 0.0) -> None:
+        super().__init__(kind, {})
+        self.delay = delay
 
     async def neighbours(
         self, record_ids: Sequence[str], limit: int
