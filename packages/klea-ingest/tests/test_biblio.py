@@ -183,3 +183,151 @@ def test_regexes_never_raise(text: str) -> None:
     rx.find_authors(text)
     rx.find_year(text)
     rx.find_title_and_authors(text)
+    rx.find_byline(text)
+    rx.first_text_line(text)
+
+
+# ------------------------------------------------------------------ bylines under the title
+
+BYLINE = "Ana Ortiz, Liam Chen. Journal of Galactic Studies, 2021. doi:10.5555/jgs.2021.014"
+
+
+def test_byline_under_the_title_gives_authors_journal_and_year(tmp_path: Path) -> None:
+    path = tmp_path / "dark-matter.md"
+    path.write_text(f"# Dark matter halos\n\n{BYLINE}\n\n## Abstract\n\nDwarfs are dark.\n")
+    meta = extract_metadata(path)
+    assert meta["title"] == "Dark matter halos"
+    assert meta["authors"] == ["Ana Ortiz", "Liam Chen"]
+    assert meta["journal"] == "Journal of Galactic Studies"
+    assert meta["year"] == 2021
+    assert meta["doi"] == "10.5555/jgs.2021.014"
+    assert meta["_metadata_complete"] is True
+    assert meta["_sources"]["journal"] == "page_one"
+
+
+@pytest.mark.parametrize(
+    ("line", "authors", "journal", "year"),
+    [
+        (
+            "Ana Ortiz and Liam Chen. Nature Methods, 2019.",
+            ["Ana Ortiz", "Liam Chen"],
+            "Nature Methods",
+            2019,
+        ),
+        (
+            "J. Smith, K. Lee, and Bo Li. Proc. Natl. Acad. Sci., 2020",
+            ["J. Smith", "K. Lee", "Bo Li"],
+            "Proc. Natl. Acad. Sci.",
+            2020,
+        ),
+        ("Sara Lind. eLife, 2018; 7:e1", ["Sara Lind"], "eLife", 2018),
+    ],
+)
+def test_byline_variants(line: str, authors: list[str], journal: str, year: int) -> None:
+    assert rx.parse_byline(line) == rx.Byline(authors, journal, year)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "We thank Ana Ortiz. Nature Methods, 2020.",
+        "The authors thank Ana Ortiz. Nature Methods, 2020 for comments.",
+        "Results were confirmed by Ana Ortiz. Nature Methods, 2020.",
+        "The Smith Lab. Annual Report, 2020.",
+        "In this work, we study dwarf galaxies. Nature, 2020.",
+        "Ana Ortiz, Liam Chen. Journal of Galactic Studies.",
+        "Ana Ortiz, Liam Chen. Journal of Galactic Studies, 2021 and beyond.",
+        "Dwarf galaxies, Liam Chen. Journal of Galactic Studies, 2021.",
+    ],
+)
+def test_ordinary_sentences_are_not_bylines(line: str) -> None:
+    assert rx.parse_byline(line) is None
+    assert rx.find_title_and_authors(f"A Real Title Here\n{line}") == ("A Real Title Here", [])
+
+
+_WORD = st.from_regex(r"[A-Z][a-z]{2,9}", fullmatch=True).filter(
+    lambda w: w.casefold() not in rx._NOT_NAME_STARTS | {"and"}
+)
+_NAME = st.lists(_WORD, min_size=2, max_size=3).map(" ".join)
+_JOURNAL = (
+    st.lists(st.one_of(_WORD, st.just("of")), min_size=1, max_size=5)
+    .filter(lambda ws: ws[0] != "of")
+    .map(" ".join)
+)
+
+
+@given(
+    names=st.lists(_NAME, min_size=1, max_size=4),
+    style=st.sampled_from([", ", " and ", "; "]),
+    journal=_JOURNAL,
+    year=st.integers(1800, 2099),
+    tail=st.sampled_from(["", ".", ". doi:10.5555/x.1", ". https://example.org"]),
+)
+def test_generated_bylines_round_trip(
+    names: list[str], style: str, journal: str, year: int, tail: str
+) -> None:
+    line = f"{style.join(names)}. {journal}, {year}{tail}"
+    assert rx.parse_byline(line) == rx.Byline(names, journal, year)
+    title = "Measuring the dark matter in dwarf galaxies"
+    assert rx.find_title_and_authors(f"{title}\n{line}") == (title, names)
+    joined = rx.find_byline(f"{title} {line}\nAbstract text follows here.")
+    assert joined == rx.Byline(names, journal, year, title=title)
+
+
+@given(
+    subject=st.sampled_from(["We", "Here we", "This study", "Our model", "I"]),
+    verb=st.from_regex(r"[a-z]{3,9}( [a-z]{2,9}){0,3}", fullmatch=True),
+    name=_NAME,
+    journal=_JOURNAL,
+    year=st.integers(1800, 2099),
+)
+def test_sentences_naming_a_person_and_a_year_are_not_bylines(
+    subject: str, verb: str, name: str, journal: str, year: int
+) -> None:
+    line = f"{subject} {verb} {name}. {journal}, {year}."
+    assert rx.parse_byline(line) is None
+    assert rx.parse_byline(line, allow_title=True) is None
+
+
+# ------------------------------------------------------ stem titles without headings (OCR)
+
+
+def test_scanned_pdf_with_stem_title_takes_its_first_text_line(tmp_path: Path) -> None:
+    joined = "Chaperones and protein folding in the cell Elena Rossi. Cell Biology Notes, 2016."
+    path = _pdf(
+        tmp_path / "protein-folding-scanned.pdf",
+        [joined, "Abstract Molecular chaperones help newly made proteins fold."],
+        title="protein-folding-scanned",
+    )
+    doc = DoclingDocument(name="protein-folding-scanned")  # OCR output: text, no headings
+    for line in (joined, "Abstract Molecular chaperones help newly made proteins fold."):
+        doc.add_text(label=DocItemLabel.TEXT, text=line)
+    for meta in (extract_metadata(path), extract_metadata(path, doc)):
+        assert meta["title"] == "Chaperones and protein folding in the cell"
+        assert meta["_sources"]["title"] == "first_line"
+        assert meta["authors"] == ["Elena Rossi"]
+        assert meta["journal"] == "Cell Biology Notes"
+        assert meta["year"] == 2016
+
+
+def test_stem_title_stays_without_a_substantial_line(tmp_path: Path) -> None:
+    path = _pdf(
+        tmp_path / "scan-01.pdf", ["Vol. 3", "doi:10.1000/xyz.1", "Ana Ortiz"], title="scan-01"
+    )
+    meta = extract_metadata(path)
+    assert meta["title"] == "scan-01"
+    assert meta["_sources"]["title"] == "pdf_info"
+
+
+@given(
+    title=st.from_regex(r"[A-Z][a-z]{4,9}( [a-z]{3,9}){3,6}", fullmatch=True),
+    banners=st.lists(
+        st.sampled_from(
+            ["arXiv preprint 2101.00001", "Journal of Things, Vol. 3", "doi:10.1/x", "12"]
+        ),
+        max_size=3,
+    ),
+)
+def test_first_text_line_skips_boilerplate(title: str, banners: list[str]) -> None:
+    text = "\n".join([*banners, "", title, "Ana Ortiz, Liam Chen", "Body text follows here."])
+    assert rx.first_text_line(text) == title

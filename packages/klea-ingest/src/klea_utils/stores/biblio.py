@@ -7,11 +7,15 @@ fields still empty:
    ``doi-cache.json`` inside the cache directory. Optional: skipped with one warning offline.
 2. The PDF Info dictionary (pypdfium2): ``Title``, ``Author``, ``Keywords``, ``Subject``.
 3. Docling's document: the first title item and the document's hyperlinks.
-4. A regular expression over the top of page one (title, author line).
+4. Regular expressions over the top of page one: the title, an author line, and a byline
+   such as ``Ana Ortiz, Liam Chen. Journal of Galactic Studies, 2021.`` (authors, journal,
+   year; see :func:`klea_utils.stores._biblio_regex.parse_byline`).
 5. A regular expression over the first 3,000 characters (DOI, keywords, authors, URLs, year).
 
-A title equal to the file name stem (a common PDF Info default) is replaced by the first
-heading that is not running-header boilerplate.
+A title equal to the file name stem (a common PDF Info default, e.g. for scanned PDFs) is
+replaced by the first heading that is not running-header boilerplate; a document with no
+such heading (OCR output has none) takes its first substantial text line instead (source
+``first_line``; see :func:`klea_utils.stores._biblio_regex.first_text_line`).
 
 The result holds ``title``, ``authors``, ``keywords``, ``year``, ``journal``, ``doi``, the
 ``url``/``url_1``/... links and ``url_doi``, plus two internal keys that never reach a store:
@@ -248,6 +252,11 @@ def extract_metadata(
     title_item = next((t for label, t, _, _ in items if label == "title"), None)
     fields.offer("title", " ".join((title_item or "").split()), "docling")
     fields.offer_urls([u for _, _, _, u in items if u and u.startswith("http")], "docling")
+    byline = rx.find_byline(page_one)
+    if byline is not None:
+        fields.offer("authors", byline.authors, "page_one")
+        fields.offer("journal", byline.journal, "page_one")
+        fields.offer("year", byline.year, "page_one")
     top_title, top_authors = rx.find_title_and_authors(page_one)
     fields.offer("title", top_title, "page_one")
     fields.offer("authors", top_authors, "page_one")
@@ -257,13 +266,22 @@ def extract_metadata(
     fields.offer("year", rx.find_year(head), "text")
     fields.offer_urls(rx.find_urls(head), "text")
 
-    title = fields.values.get("title")
-    if isinstance(title, str) and _is_stem(title, file_path.stem):
-        better = _first_heading(headings, file_path.stem)
-        if better:
-            fields.values["title"] = better
-            fields.sources["title"] = "heading"
+    _replace_stem_title(fields, file_path.stem, headings, page_one)
     return _assemble(fields)
+
+
+def _replace_stem_title(fields: _Fields, stem: str, headings: list[str], page_one: str) -> None:
+    """A title equal to the file stem gives way to the first heading, else the first line."""
+    title = fields.values.get("title")
+    if not isinstance(title, str) or not _is_stem(title, stem):
+        return
+    heading = _first_heading(headings, stem)
+    line = None if heading else rx.first_text_line(page_one)
+    if line is not None and _is_stem(line, stem):
+        line = None
+    if heading or line:
+        fields.values["title"] = heading or line
+        fields.sources["title"] = "heading" if heading else "first_line"
 
 
 def _assemble(fields: _Fields) -> dict[str, Any]:
