@@ -113,7 +113,7 @@ def test_review_flow_end_to_end(tmp_path: Path) -> None:
     assert "OK: no issues found" in lint.stdout
 
     store_uri, bm25 = f"chroma:{tmp_path / 'store'}", tmp_path / "papers.bm25"
-    stored = _cli(
+    store_args = [
         "store",
         str(source),
         "--metadata-map",
@@ -124,21 +124,11 @@ def test_review_flow_end_to_end(tmp_path: Path) -> None:
         "papers",
         "--bm25-store",
         str(bm25),
-    )
+    ]
+    stored = _cli(*store_args)
     assert stored.returncode == 0, stored.stderr
     assert "Summary: 2 file(s) added" in stored.stdout
-    again = _cli(
-        "store",
-        str(source),
-        "--metadata-map",
-        str(reviewed),
-        "--store",
-        store_uri,
-        "--collection",
-        "papers",
-        "--bm25-store",
-        str(bm25),
-    )
+    again = _cli(*store_args)  # the same command again: nothing to re-embed
     assert "0 chunk(s) embedded" in again.stdout
 
     post = _cli("store-lint", "--bm25-store", str(bm25), "--samples", "1")
