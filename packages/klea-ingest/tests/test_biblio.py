@@ -331,3 +331,19 @@ def test_stem_title_stays_without_a_substantial_line(tmp_path: Path) -> None:
 def test_first_text_line_skips_boilerplate(title: str, banners: list[str]) -> None:
     text = "\n".join([*banners, "", title, "Ana Ortiz, Liam Chen", "Body text follows here."])
     assert rx.first_text_line(text) == title
+
+
+@pytest.mark.parametrize("placeholder", ["(anonymous)", "untitled", "[Untitled]", "paper.docx"])
+def test_producer_placeholders_in_the_info_dictionary_are_ignored(
+    tmp_path: Path, placeholder: str
+) -> None:
+    # reportlab writes "(anonymous)" as Title and Author when a script sets neither.
+    path = _pdf(
+        tmp_path / "paper.pdf",
+        ["A Real Page Title", "Jane Doe, John Roe. Journal of Things, 2020."],
+        title=placeholder,
+        author=placeholder,
+    )
+    meta = extract_metadata(path)
+    assert meta.get("title") != placeholder
+    assert placeholder not in meta.get("authors", [])

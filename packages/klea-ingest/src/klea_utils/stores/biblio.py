@@ -151,7 +151,7 @@ def _split_people(value: str) -> list[str]:
 
 
 _PLACEHOLDER_RE = re.compile(
-    r"^(untitled|none|null|unknown|anonymous|microsoft word\b.*|.*\.(docx?|pdf|tex|dvi))$",
+    r"^[(\[<]?(untitled|none|null|unknown|anonymous|microsoft word\b.*|.*\.(docx?|pdf|tex|dvi))[)\]>]?$",
     re.IGNORECASE,
 )
 
