@@ -151,7 +151,9 @@ def _split_people(value: str) -> list[str]:
 
 
 _PLACEHOLDER_RE = re.compile(
-    r"^[(\[<]?(untitled|none|null|unknown|anonymous|microsoft word\b.*|.*\.(docx?|pdf|tex|dvi))[)\]>]?$",
+    r"^[(\[<]?"  # optionally bracketed, as reportlab's "(anonymous)"
+    r"(untitled|none|null|unknown|anonymous|microsoft word\b.*|.*\.(docx?|pdf|tex|dvi))"
+    r"[)\]>]?$",
     re.IGNORECASE,
 )
 
