@@ -164,6 +164,148 @@ def test_fts5_index_written(tmp_path: Path, embeddings) -> None:
     assert asyncio.run(count()) == 3
 
 
+def _fts5_contents(path: Path) -> dict[str, str]:
+    """Every record of the FTS5 index at ``path``: id -> body."""
+    import asyncio
+
+    from sci_etl_core.search import AsyncSqliteFts5Store
+
+    async def read() -> dict[str, str]:
+        store = AsyncSqliteFts5Store(path)
+        try:
+            docs = await store.get_documents(await store.filter_ids())
+            return {record_id: doc.body for record_id, doc in docs.items()}
+        finally:
+            await store.aclose()
+
+    return asyncio.run(read())
+
+
+def test_fts5_index_is_incremental(tmp_path: Path, embeddings: CountingEmbeddings) -> None:
+    import asyncio
+
+    from klea_utils.stores.retrieval.fts5_index import open_fts5_store
+
+    source, uri, fts = tmp_path / "src", f"chroma:{tmp_path / 's'}", tmp_path / "lex.sqlite"
+    builder = make_builder(embeddings)
+    results = [
+        write_source(source, "a.md", _paras("a", 3)),
+        write_source(source, "b.md", ["\ufb01rst b\u00adpara", *_paras("b", 4)]),
+    ]
+
+    def run(res, *, force: bool = False):
+        return store_all(builder, iter(res), uri, "papers", source, force=force, fts5_path=str(fts))
+
+    assert run(results).fts5_chunks == 8
+    contents = _fts5_contents(fts)
+    assert len(contents) == 8
+    assert contents["b.md:0"] == "first bpara"  # normalized like the BM25 backend reads it
+
+    async def facets() -> dict[str, tuple[tuple[str, int], ...]]:
+        store = open_fts5_store(fts)
+        try:
+            return await store.facet_counts(["file_name", "authors"])
+        finally:
+            await store.aclose()
+
+    counts = asyncio.run(facets())
+    assert dict(counts["file_name"]) == {"a.md": 3, "b.md": 5}
+    assert dict(counts["authors"])["Ankur Sinha"] == 8
+
+    # unchanged: nothing rewritten
+    assert run(results).fts5_chunks == 0
+    assert len(_fts5_contents(fts)) == 8
+
+    # b.md changed to fewer chunks: its old ids deleted, the new ones written
+    results[1] = write_source(source, "b.md", _paras("b-new", 2))
+    assert run(results).fts5_chunks == 2
+    contents = _fts5_contents(fts)
+    assert sorted(k for k in contents if k.startswith("b.md")) == ["b.md:0", "b.md:1"]
+    assert contents["b.md:0"].startswith("b-new")
+    assert len(contents) == 5
+
+    # a.md removed from the source: left alone in the index, as in the collection
+    (source / "a.md").unlink()
+    assert run(results[1:]).fts5_chunks == 0
+    assert "a.md:2" in _fts5_contents(fts)
+
+    # force: rebuilt from this run only
+    assert run(results[1:], force=True).fts5_chunks == 2
+    assert sorted(_fts5_contents(fts)) == ["b.md:0", "b.md:1"]
+
+    # the index deleted behind our back: rewritten in full
+    fts.unlink()
+    assert run(results[1:]).fts5_chunks == 2
+
+
+def test_fts5_index_repaired_after_an_interrupted_file(
+    tmp_path: Path, embeddings: CountingEmbeddings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from klea_utils.stores.retrieval import fts5_index
+
+    source, uri, fts = tmp_path / "src", f"chroma:{tmp_path / 's'}", tmp_path / "lex.sqlite"
+    builder = make_builder(embeddings)
+    results = [write_source(source, "a.md", _paras("a", 2))]
+    store_all(builder, iter(results), uri, "papers", source, fts5_path=str(fts))
+    real_write = fts5_index.write_fts5_chunks
+
+    def write_then_die(path, docs_with_ids, **kwargs):
+        real_write(path, list(docs_with_ids)[:3], **kwargs)  # part of the file, then killed
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fts5_index, "write_fts5_chunks", write_then_die)
+    results[0] = write_source(source, "a.md", _paras("a-long", 5))
+    with pytest.raises(KeyboardInterrupt):
+        store_all(builder, iter(results), uri, "papers", source, fts5_path=str(fts))
+    sidecar = json.loads((tmp_path / "lex.sqlite.klea.json").read_text())
+    assert sidecar["files"]["a.md"]["complete"] is False
+    monkeypatch.setattr(fts5_index, "write_fts5_chunks", real_write)
+
+    # the rerun (the file shrank meanwhile) drops every id the interrupted run wrote
+    results[0] = write_source(source, "a.md", _paras("a-short", 1))
+    summary = store_all(builder, iter(results), uri, "papers", source, fts5_path=str(fts))
+    assert summary.fts5_chunks == 1
+    assert _fts5_contents(fts) == {"a.md:0": results[0][1][0].page_content}
+
+
+def test_fts5_index_of_another_collection_or_tool_is_refused(
+    tmp_path: Path, embeddings: CountingEmbeddings
+) -> None:
+    source, uri, fts = tmp_path / "src", f"chroma:{tmp_path / 's'}", tmp_path / "lex.sqlite"
+    res = [write_source(source, "a.md", _paras("a", 1))]
+    builder = make_builder(embeddings)
+    store_all(builder, res, uri, "one", source, fts5_path=str(fts))
+    before = fts.read_bytes()
+    with pytest.raises(IngestError, match="another collection \\('one'\\)"):
+        store_all(builder, res, uri, "two", source, fts5_path=str(fts))
+    assert fts.read_bytes() == before
+    # an index from an older klea-ingest (sidecar without a file list) is rebuilt
+    (tmp_path / "lex.sqlite.klea.json").write_text(json.dumps({"collection": "one"}))
+    assert store_all(builder, res, uri, "one", source, fts5_path=str(fts)).fts5_chunks == 1
+    assert sorted(_fts5_contents(fts)) == ["a.md:0"]
+
+
+def test_fts5_index_without_the_extra_names_it(
+    tmp_path: Path, embeddings: CountingEmbeddings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from klea_utils.stores.exceptions import MissingExtraError
+
+    monkeypatch.setitem(sys.modules, "sci_etl_core.search", None)
+    source = tmp_path / "src"
+    res = [write_source(source, "a.md", _paras("a", 1))]
+    with pytest.raises(MissingExtraError, match=r"klea-ingest\[fts5\]"):
+        store_all(
+            make_builder(embeddings),
+            res,
+            f"chroma:{tmp_path / 's'}",
+            "c",
+            source,
+            fts5_path=str(tmp_path / "lex.sqlite"),
+        )
+    assert not (source / ".klea-cache" / "c.manifest.json").exists()
+    assert not (tmp_path / "lex.sqlite").exists()
+
+
 _CRASH_SCRIPT = """
 import sys, time
 from pathlib import Path
@@ -183,7 +325,10 @@ def chunks(i):
     return [f"file {{i}} chunk {{j}} text" for j in range(4)]
 results = [write_source(source, f"f{{i}}.md", chunks(i)) for i in range(6)]
 emb = minilm() if sys.argv[3] == "fast" else Slow(minilm())
-store_all(make_builder(emb, batch=2), iter(results), sys.argv[2], sys.argv[4], source)
+fts5 = sys.argv[5] if len(sys.argv) > 5 else None
+store_all(
+    make_builder(emb, batch=2), iter(results), sys.argv[2], sys.argv[4], source, fts5_path=fts5
+)
 """
 
 
@@ -193,8 +338,9 @@ def test_kill_during_store_then_rerun_converges(tmp_path: Path, embeddings) -> N
     source, uri = tmp_path / "src", f"chroma:{tmp_path / 'store'}"
     manifest = source / ".klea-cache" / "crash.manifest.json"
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    fts_crash, fts_clean = tmp_path / "crash.sqlite", tmp_path / "clean.sqlite"
     proc = subprocess.Popen(
-        [sys.executable, str(script), str(source), uri, "slow", "crash"], env=env
+        [sys.executable, str(script), str(source), uri, "slow", "crash", str(fts_crash)], env=env
     )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
@@ -211,9 +357,12 @@ def test_kill_during_store_then_rerun_converges(tmp_path: Path, embeddings) -> N
         return [write_source(source, f"f{i}.md", chunks[i]) for i in range(6)]
 
     builder = make_builder(embeddings, batch=2)
-    store_all(builder, iter(results()), uri, "crash", source)  # the rerun after the kill
-    store_all(builder, iter(results()), uri, "clean", source)
+    # the rerun after the kill
+    store_all(builder, iter(results()), uri, "crash", source, fts5_path=str(fts_crash))
+    store_all(builder, iter(results()), uri, "clean", source, fts5_path=str(fts_clean))
     crashed = _contents(tmp_path / "store", "crash", embeddings)
     clean = _contents(tmp_path / "store", "clean", embeddings)
     assert crashed == clean
     assert len(clean) == 24
+    assert _fts5_contents(fts_crash) == _fts5_contents(fts_clean)
+    assert len(_fts5_contents(fts_clean)) == 24

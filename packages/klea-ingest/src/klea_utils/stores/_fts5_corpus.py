@@ -1,88 +1,109 @@
-"""Writing the chunks to an SQLite FTS5 index (``sci_etl_core.search``), so lexical search scales.
+"""Keeping the optional FTS5 index of a collection's chunks in step, file by file.
 
-One FTS5 record per chunk: ``record_id`` is the chunk id (``<file_name>:<index>``), the title
-field holds the chunk's ``title`` metadata, the body its text, and the stored metadata rides
-along. Like the BM25 corpus the index is rebuilt into a temporary file during the store run
-and swapped in at the end, so a crash never leaves a half index. Unlike the BM25 corpus,
-chunks of files absent from the run are not carried over.
+The index itself is klea-retrieval's ``fts5:`` BM25 layout, written with
+:mod:`klea_utils.stores.retrieval.fts5_index` (one record per chunk, id
+``<file_name>:<chunk_index>``, normalized body, facet tags). It is updated like the vector
+store: a sidecar ``<index>.klea.json`` is a :class:`~._manifest.StoreManifest` of the files
+the index holds (plus the collection it belongs to), saved with ``complete: false`` before
+a file's chunks are written and ``true`` after, so a run killed mid-file is repaired by
+the next one. Unchanged files are skipped, a changed file's old ids are deleted before its
+new chunks are written, files absent from a run are left alone, and ``force`` rebuilds.
+
+An index of another collection, or one without a sidecar, is never written to; one from
+an older klea-ingest (a sidecar without a file list) is rebuilt.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
+import logging
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._atomic import atomic_write_json
+from klea_utils.stores._manifest import ManifestEntry, StoreManifest
+from klea_utils.stores.exceptions import MissingExtraError
 from klea_utils.stores.ingest_exceptions import IngestError
 from langchain_core.documents import Document
 
 SIDECAR_SUFFIX = ".klea.json"
+"""Suffix of the sidecar recording the collection and the files an index holds."""
+
+_SQLITE_SUFFIXES = ("", "-wal", "-shm", "-journal")
+_log = logging.getLogger(__name__)
 
 
-class Fts5CorpusWriter:
-    """Index stored chunks into a fresh FTS5 database, swapped in on :meth:`commit`."""
+def require_fts5_extra() -> None:
+    """Fail early, naming ``klea-ingest[fts5]``, when sci-etl-search is not installed.
+
+    Raises:
+        MissingExtraError: (``ImportError``) when ``sci_etl_core.search`` cannot be imported.
+    """
+    try:
+        import sci_etl_core.search  # noqa: F401
+    except ImportError as exc:
+        feature = "Writing an FTS5 index (--fts5-store)"
+        raise MissingExtraError(feature, "fts5", "klea-ingest") from exc
+
+
+class Fts5IndexWriter:
+    """Update the FTS5 index at ``path`` one file at a time (see the module docstring)."""
 
     def __init__(self, path: Path, collection: str, *, force: bool) -> None:
-        from sci_etl_core.search import AsyncSqliteFts5Store
-
         self.path = Path(path)
-        self.collection = collection
-        self._sidecar = self.path.with_name(self.path.name + SIDECAR_SUFFIX)
-        if self.path.exists() and not force:
-            self._check_owner()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        self._tmp.unlink(missing_ok=True)
-        self._loop = asyncio.new_event_loop()
-        self._store: Any = AsyncSqliteFts5Store(self._tmp, facet_keys=("file_name",))
+        self.sidecar = self.path.with_name(self.path.name + SIDECAR_SUFFIX)
+        self.manifest = StoreManifest(self.sidecar, collection, f"fts5:{self.path}")
+        files = self._recorded_files(force)
+        if files is None:
+            self._drop()
+            self.manifest.save()
+        else:
+            self.manifest.files = files
 
-    def _check_owner(self) -> None:
-        try:
-            owner = json.loads(self._sidecar.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            owner = {}
-        if owner.get("collection") != self.collection:
+    def _recorded_files(self, force: bool) -> dict[str, ManifestEntry] | None:
+        """The files the index holds, or ``None`` when it must be rebuilt from scratch."""
+        if not self.path.exists():
+            return {}  # never written, or deleted: whatever the sidecar says is gone
+        if force:
+            return None
+        owner = self._read_sidecar()
+        if owner.get("collection") != self.manifest.collection:
             raise IngestError(
                 f"{self.path}: an FTS5 index of another collection "
                 f"({owner.get('collection')!r}) is already there; choose another path"
             )
-
-    def add(self, file_name: str, docs: list[Document]) -> int:
-        """Index one file's stored chunks; return how many were indexed."""
-        from sci_etl_core.search import SearchDocument
-
-        records = [
-            SearchDocument(
-                record_id=str(doc.id),
-                title=str(doc.metadata.get("title", "")),
-                body=doc.page_content,
-                metadata={"file_name": file_name, **doc.metadata},
-            )
-            for doc in docs
-            if doc.page_content.strip()
-        ]
-        if records:
-            self._loop.run_until_complete(self._store.index(records))
-        return len(records)
-
-    def commit(self) -> None:
-        """Close the new index and swap it in place of the old one."""
+        if "files" not in owner:
+            _log.info("%s: written by an older klea-ingest; rebuilding it", self.path)
+            return None
         try:
-            self._loop.run_until_complete(self._store.aclose())
-        finally:
-            self._loop.close()
-        os.replace(self._tmp, self.path)
-        atomic_write_json(self._sidecar, {"collection": self.collection})
+            return {name: ManifestEntry(**entry) for name, entry in owner["files"].items()}
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise IngestError(
+                f"{self.sidecar}: malformed FTS5 index sidecar ({exc}); rerun with --force"
+            ) from exc
 
-    def abort(self) -> None:
-        """Discard the new index; the previous one stays."""
-        if not self._loop.is_closed():
-            try:
-                self._loop.run_until_complete(self._store.aclose())
-            finally:
-                self._loop.close()
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            Path(str(self._tmp) + suffix).unlink(missing_ok=True)
+    def _read_sidecar(self) -> dict[str, Any]:
+        try:
+            owner = json.loads(self.sidecar.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            raise IngestError(f"{self.sidecar}: unreadable FTS5 index sidecar ({exc})") from exc
+        return owner if isinstance(owner, dict) else {}
+
+    def _drop(self) -> None:
+        for suffix in _SQLITE_SUFFIXES:
+            Path(str(self.path) + suffix).unlink(missing_ok=True)
+
+    def add(self, file_name: str, file_hash: str, docs: list[Document]) -> int:
+        """Index one file's stored chunks unless already current; return how many were written."""
+        from klea_utils.stores.retrieval.fts5_index import delete_fts5_ids, write_fts5_chunks
+
+        if self.manifest.is_current(file_name, file_hash, len(docs)):
+            return 0
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        stale = self.manifest.begin(file_name, file_hash, len(docs))
+        if stale:
+            delete_fts5_ids(self.path, stale)
+        written = write_fts5_chunks(self.path, [(str(d.id), d) for d in docs]) if docs else 0
+        self.manifest.commit(file_name, file_hash, len(docs))
+        return written

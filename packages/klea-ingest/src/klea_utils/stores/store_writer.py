@@ -1,7 +1,8 @@
 """The store phase: fold the metadata map into cached chunks and write them to the stores.
 
 :func:`store_all` writes chunks to a vector store incrementally (see :mod:`._manifest`),
-and inline to a BM25 corpus (:mod:`._bm25_corpus`) and optionally an FTS5 index.
+inline to a BM25 corpus (:mod:`._bm25_corpus`), and optionally, incrementally too, to an
+FTS5 index (:mod:`._fts5_corpus`).
 :func:`load_and_fold_results` streams the chunk cache one file at a time with the map
 applied; :func:`build` chains ``chunk_all`` and the two. ``StoresBuilder``'s methods of the
 same names delegate here.
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from klea_utils.stores._bm25_corpus import Bm25CorpusWriter
+from klea_utils.stores._fts5_corpus import Fts5IndexWriter, require_fts5_extra
 from klea_utils.stores._manifest import StoreManifest, chunk_ids, manifest_path
 from klea_utils.stores._source_files import find_unique_source_files
 from klea_utils.stores._store_progress import StoreProgress
@@ -142,7 +144,8 @@ def store_all(
     in the collection; it is saved atomically after each file, so a crash loses at most the
     file in progress. Unchanged files are skipped, changed files' old ids are deleted and
     the file re-added, new files are added, and files no longer in the source are left
-    alone. ``force`` drops the collection and rebuilds it. Chunk ids are
+    alone. ``force`` drops the collection and rebuilds it. The FTS5 index, if wanted, is
+    updated the same way, file by file, with its own manifest beside it. Chunk ids are
     ``<file_name>:<chunk_index>``. Two source files with the same name are refused before
     anything is written.
 
@@ -155,10 +158,14 @@ def store_all(
         source_dir: The source directory (for the manifest).
         force: Drop the collection and re-store everything.
         bm25_path: Where to write the BM25 corpus (pickled batches), if wanted.
-        fts5_path: Where to write an SQLite FTS5 index of the chunks, if wanted.
+        fts5_path: Where to write an SQLite FTS5 index of the chunks (klea-retrieval's
+            ``fts5:`` BM25 layout), if wanted.
 
     Returns:
         A :class:`StoreSummary`.
+
+    Raises:
+        MissingExtraError: ``fts5_path`` is given but ``klea-ingest[fts5]`` is not installed.
     """
     from klea_utils.stores.utils import drop_collection
 
@@ -166,6 +173,9 @@ def store_all(
     source_dir = Path(source_dir).resolve()
     manifest_path(source_dir, collection_name)  # validates the collection name first
     _source_files(builder, source_dir)  # refuses two files of the same name up front
+    if fts5_path:
+        require_fts5_extra()
+    fts5 = Fts5IndexWriter(Path(fts5_path), collection_name, force=force) if fts5_path else None
     batch = max(1, int(builder.embed_batch_size))
     store = _open_store(builder, store_uri, collection_name)
     manifest = StoreManifest.load(source_dir, collection_name, store_uri)
@@ -179,7 +189,6 @@ def store_all(
         if bm25_path
         else None
     )
-    fts5 = _fts5_writer(fts5_path, collection_name, force) if fts5_path else None
     summary = StoreSummary()
     seen: dict[str, Path] = {}
     try:
@@ -197,18 +206,14 @@ def store_all(
                 if bm25 is not None:
                     bm25.add(name, stored)
                 if fts5 is not None:
-                    summary.fts5_chunks += fts5.add(name, stored)
+                    summary.fts5_chunks += fts5.add(name, file_hash, stored)
                 del docs, stored
         if bm25 is not None:
             bm25.commit()
             summary.bm25_chunks = bm25.written
-        if fts5 is not None:
-            fts5.commit()
     except BaseException:
         if bm25 is not None:
             bm25.abort()
-        if fts5 is not None:
-            fts5.abort()
         raise
     finally:
         _close_store(store)
@@ -252,12 +257,6 @@ def _store_file(
     else:
         summary.files_added += 1
     progress.file_done(name, skipped=False)
-
-
-def _fts5_writer(fts5_path: str, collection_name: str, force: bool) -> Any:
-    from klea_utils.stores._fts5_corpus import Fts5CorpusWriter
-
-    return Fts5CorpusWriter(Path(fts5_path), collection_name, force=force)
 
 
 class FoldedResults:
