@@ -18,7 +18,11 @@ from sci_etl_core.search._sqlite_schema import SCHEMA_VERSION
 from sci_etl_core.search.filters import MetadataFilter, RangeFilter
 from sci_etl_core.search.query import Term
 from sci_etl_core.search.store_base import SearchDocument
-from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store, fts5_available
+from sci_etl_core.search.store_sqlite_fts5 import (
+    AsyncSqliteFts5Store,
+    built_facet_keys,
+    fts5_available,
+)
 from search_store_support import CORPUS, ids
 
 
@@ -232,3 +236,20 @@ async def test_search_results_survive_reopen(tmp_path: Path) -> None:
     again = AsyncSqliteFts5Store(path, facet_keys=["year"])
     assert ids(await again.search(Term("dark"))) == ids(before)
     await again.aclose()
+
+
+async def test_built_facet_keys_are_read_without_opening_the_store(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    assert built_facet_keys(path) is None  # no file: nothing recorded, nothing created
+    assert not path.exists()
+    store = AsyncSqliteFts5Store(path, facet_keys=("year", "journal"))
+    try:
+        await store.index([SearchDocument("a", title="t", metadata={"year": 2020})])
+    finally:
+        await store.aclose()
+    before = path.read_bytes()
+    assert built_facet_keys(path) == ("journal", "year")
+    assert path.read_bytes() == before  # read-only
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(os.urandom(4096))
+    assert built_facet_keys(junk) is None

@@ -9,9 +9,8 @@ packaged all-MiniLM-L6-v2 (``--model``).
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager, closing
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,35 +23,16 @@ if TYPE_CHECKING:
 
 __all__ = ["load_embedder", "open_text_store", "open_vector_store", "recorded_facet_keys"]
 
-_SETTINGS_QUERY = 'SELECT "value" FROM "index_settings" WHERE "name" = ?'
-_BUILT_KEYS = "facet_keys_built"
-
 
 def recorded_facet_keys(path: Path) -> tuple[str, ...] | None:
     """Return the facet keys the text index at ``path`` has tags built for, sorted.
 
-    :class:`~sci_etl_core.search.store_sqlite_fts5.AsyncSqliteFts5Store` records them in
-    the file. ``None`` when the file does not exist or records none yet (a new or empty
-    index); a file that is not a text index is left for the store to report.
+    ``None`` when the file does not exist or records none yet (a new or empty index); see
+    :func:`~sci_etl_core.search.store_sqlite_fts5.built_facet_keys`.
     """
-    import json
+    from sci_etl_core.search.store_sqlite_fts5 import built_facet_keys
 
-    if not path.is_file():
-        return None
-    try:
-        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)) as db:
-            row = db.execute(_SETTINGS_QUERY, (_BUILT_KEYS,)).fetchone()
-    except sqlite3.Error:
-        return None
-    if row is None:
-        return None
-    try:
-        keys = json.loads(row[0])
-    except (TypeError, ValueError):
-        return None
-    if not isinstance(keys, list):
-        return None
-    return tuple(sorted(str(key) for key in keys))
+    return built_facet_keys(path)
 
 
 @asynccontextmanager

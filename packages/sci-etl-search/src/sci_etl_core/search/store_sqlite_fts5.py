@@ -39,7 +39,7 @@ from sci_etl_core.search.store_base import (
     TextHit,
 )
 
-__all__ = ["AsyncSqliteFts5Store", "fts5_available"]
+__all__ = ["AsyncSqliteFts5Store", "built_facet_keys", "fts5_available"]
 
 _BUILT_KEYS = "facet_keys_built"
 _Row = tuple[str, str, str, str, str, list[tuple[str, str]]]
@@ -489,3 +489,30 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
     async def aclose(self) -> None:
         """Close the connection; a later call on this store opens it again."""
         await self._worker.close()
+
+
+def built_facet_keys(path: str | Path) -> tuple[str, ...] | None:
+    """Return the facet keys the FTS5 store file at ``path`` has tags built for, sorted.
+
+    The file is opened read-only and never created or migrated, so a tool can learn which
+    ``facet_keys`` to construct :class:`AsyncSqliteFts5Store` with before opening it.
+    ``None`` when the file does not exist, is not readable as a text index, or records no
+    keys yet; opening it with the store then reports any fault.
+    """
+    file = Path(path)
+    if not file.is_file():
+        return None
+    try:
+        connection = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            row = connection.execute(
+                'SELECT "value" FROM "index_settings" WHERE "name" = ?', (_BUILT_KEYS,)
+            ).fetchone()
+        finally:
+            connection.close()
+        keys = json.loads(row[0]) if row is not None else None
+    except (sqlite3.Error, TypeError, ValueError):
+        return None
+    if not isinstance(keys, list):
+        return None
+    return tuple(sorted(str(key) for key in keys))
