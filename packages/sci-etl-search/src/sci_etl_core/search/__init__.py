@@ -106,6 +106,11 @@ if TYPE_CHECKING:
         passage_snippet,
         snippet_window,
     )
+    from sci_etl_core.search.stemming import (
+        FTS5_PORTER_TOKENIZE,
+        PorterTokenizer,
+        porter_stem,
+    )
     from sci_etl_core.search.store_base import (
         AsyncTextSearchStore,
         BM25Weights,
@@ -151,6 +156,9 @@ _EXPORTS: dict[str, str] = {
     "Unicode61Tokenizer": "tokenize",
     "SURROGATE_CODE_POINTS": "tokenize",
     "FTS5_MAX_TOKEN_BYTES": "tokenize",
+    "PorterTokenizer": "stemming",
+    "porter_stem": "stemming",
+    "FTS5_PORTER_TOKENIZE": "stemming",
     "TokenizedDocument": "evaluate",
     "matches": "evaluate",
     "occurrences": "evaluate",
@@ -219,6 +227,7 @@ __all__ = [
     "FIELDS",
     "FILTER_LEAF",
     "FTS5_MAX_TOKEN_BYTES",
+    "FTS5_PORTER_TOKENIZE",
     "MAX_GROUP_DEPTH",
     "NEAR_DISTANCE",
     "SEARCH_MODES",
@@ -252,6 +261,7 @@ __all__ = [
     "Not",
     "Or",
     "Phrase",
+    "PorterTokenizer",
     "QueryChip",
     "RangeFilter",
     "SearchDocument",
@@ -285,6 +295,7 @@ __all__ = [
     "parse_ranked_query",
     "parse_semantic_query",
     "passage_snippet",
+    "porter_stem",
     "reciprocal_rank_fusion",
     "require_rankable",
     "sanitize_text",
