@@ -76,7 +76,21 @@ def close(a: float, b: float) -> bool:
 
 # -- hypothesis strategies ------------------------------------------------------------------
 
-WORDS = ("alpha", "beta", "gamma", "delta", "dwarf", "galaxy", "dark", "matter", "müller", "x")
+WORDS = (
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "dwarf",
+    "galaxy",
+    "galaxies",
+    "dark",
+    "matter",
+    "matters",
+    "müller",
+    "x",
+)
+"""Corpus and query words; ``galaxies`` and ``matters`` share a Porter stem with others."""
 word = st.sampled_from(WORDS)
 text = st.lists(
     st.one_of(word, st.sampled_from(("Alpha", "DARK", "H-alpha", ",", "\x01"))), max_size=12

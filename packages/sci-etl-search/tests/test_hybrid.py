@@ -232,3 +232,26 @@ async def test_vector_store_failure_is_not_degraded(tmp_path: Path) -> None:
         await searcher.search("dwarf")
     await memory.aclose()
     await text_store.aclose()
+
+
+async def test_a_stemming_store_stems_the_highlights_of_semantic_only_hits(
+    stores: tuple[AsyncSqliteFts5Store, AsyncSqliteEmbeddingStore],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    path = tmp_path_factory.mktemp("stemmed") / "text.sqlite"
+    stemmed = AsyncSqliteFts5Store(path, facet_keys=("field", "year"), stemming=True)
+    indexer = AsyncSearchIndexer(stemmed)
+    for record in CORPUS:
+        await indexer.ingest(record, "")
+    finder = AsyncSimilarArticleFinder(minilm_embedder(), stores[1])
+    searcher = AsyncHybridSearcher(stemmed, finder, params=HybridParams(candidate_pool=10))
+    lexical = await searcher.search("chaperone helps", mode="lexical")
+    assert [h.record_id for h in lexical.hits] == ["bio1"]  # "chaperones help", stemmed
+    # No record has "foldases", so bio1 is a semantic-only hit; its passage still
+    # highlights "chaperones" and "help" for "chaperone" and "helps" through the stems.
+    hybrid = await searcher.search("chaperone AND helps AND foldases", top_k=3)
+    top = hybrid.hits[0]
+    assert (top.record_id, top.lexical_rank) == ("bio1", None)
+    marked = {top.snippet[a:b].lower() for a, b in top.highlights}
+    assert marked == {"chaperones", "help"}
+    await stemmed.aclose()

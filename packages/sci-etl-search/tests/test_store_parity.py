@@ -3,7 +3,9 @@
 On random corpora and random query trees both stores must return the same record sets,
 facet and range counts, and refuse the same unrankable queries. On the query shapes
 where FTS5's scores are determined (see ``determined_query`` and the docstring of
-:class:`InMemoryTextSearchStore`), the ranking and the scores must agree as well.
+:class:`InMemoryTextSearchStore`), the ranking and the scores must agree as well. Both
+properties hold for stemming stores too: FTS5's ``porter`` tokenizer against an
+in-memory store tokenizing with :class:`PorterTokenizer`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from hypothesis import strategies as st
 from sci_etl_core.exceptions import SearchQueryError
 from sci_etl_core.search.filters import RangeFilter, SearchFilter
 from sci_etl_core.search.query import Node
+from sci_etl_core.search.stemming import PorterTokenizer
 from sci_etl_core.search.store_base import AsyncTextSearchStore, SearchDocument
 from sci_etl_core.search.store_memory import InMemoryTextSearchStore
 from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store
@@ -46,11 +49,12 @@ class Pair:
 
     counter = 0
 
-    def __init__(self, workdir: Path, corpus: list[SearchDocument]) -> None:
+    def __init__(self, workdir: Path, corpus: list[SearchDocument], stemming: bool) -> None:
         Pair.counter += 1
-        self.memory = InMemoryTextSearchStore(facet_keys=FACET_KEYS)
+        tokenizer = PorterTokenizer() if stemming else None
+        self.memory = InMemoryTextSearchStore(facet_keys=FACET_KEYS, tokenizer=tokenizer)
         self.sqlite = AsyncSqliteFts5Store(
-            workdir / f"parity-{Pair.counter}.sqlite", facet_keys=FACET_KEYS
+            workdir / f"parity-{Pair.counter}.sqlite", facet_keys=FACET_KEYS, stemming=stemming
         )
         self.corpus = corpus
 
@@ -73,13 +77,18 @@ async def ranked_or_error(
     return [(hit.record_id, hit.score) for hit in hits]
 
 
+@pytest.mark.parametrize("stemming", [False, True], ids=["unicode61", "porter"])
 @settings(max_examples=200)
 @given(corpus=documents(), query=st.one_of(st.none(), any_query), filters=filter_sets())
 def test_same_sets_counts_and_refusals(
-    workdir: Path, corpus: list[SearchDocument], query: Node | None, filters: list[SearchFilter]
+    workdir: Path,
+    stemming: bool,
+    corpus: list[SearchDocument],
+    query: Node | None,
+    filters: list[SearchFilter],
 ) -> None:
     async def check() -> None:
-        async with Pair(workdir, corpus) as (memory, sqlite):
+        async with Pair(workdir, corpus, stemming) as (memory, sqlite):
             assert await memory.filter_ids(query, filters) == await sqlite.filter_ids(
                 query, filters
             )
@@ -117,13 +126,18 @@ def assert_same_ranking(left: list[tuple[str, float]], right: list[tuple[str, fl
             assert close(dict(right)[lid], lscore)
 
 
+@pytest.mark.parametrize("stemming", [False, True], ids=["unicode61", "porter"])
 @settings(max_examples=200)
 @given(corpus=documents(), query=determined_query, filters=filter_sets())
 def test_same_order_and_scores_on_determined_shapes(
-    workdir: Path, corpus: list[SearchDocument], query: Node, filters: list[SearchFilter]
+    workdir: Path,
+    stemming: bool,
+    corpus: list[SearchDocument],
+    query: Node,
+    filters: list[SearchFilter],
 ) -> None:
     async def check() -> None:
-        async with Pair(workdir, corpus) as (memory, sqlite):
+        async with Pair(workdir, corpus, stemming) as (memory, sqlite):
             left = await ranked_or_error(memory, query, filters)
             right = await ranked_or_error(sqlite, query, filters)
             assert not isinstance(left, str)
@@ -147,7 +161,7 @@ def test_overlapping_ranges_count_alike(
     workdir: Path, corpus: list[SearchDocument], ranges: list[RangeFilter]
 ) -> None:
     async def check() -> None:
-        async with Pair(workdir, corpus) as (memory, sqlite):
+        async with Pair(workdir, corpus, False) as (memory, sqlite):
             assert await memory.range_counts(ranges) == await sqlite.range_counts(ranges)
 
     asyncio.run(check())

@@ -24,14 +24,12 @@ from sci_etl_core.search.filters import (
 )
 from sci_etl_core.search.query import FIELDS, Node
 from sci_etl_core.search.store_base import Snippet, TextHit
-from sci_etl_core.search.tokenize import Unicode61Tokenizer
+from sci_etl_core.search.tokenize import Tokenizer
 
 __all__ = ["MARKS", "decode_metadata", "read_hits", "snippet_fault"]
 
 MARKS = (SNIPPET_OPEN, SNIPPET_CLOSE, SNIPPET_ELLIPSIS)
 """The markers FTS5's ``snippet()`` is asked to put around matches and cut ends."""
-
-_TOKENIZER = Unicode61Tokenizer()
 
 
 def snippet_fault(exc: sqlite3.DatabaseError) -> bool:
@@ -69,11 +67,13 @@ def read_hits(
     node: Node,
     match: str,
     ranked: list[tuple[int, float]],
+    tokenizer: Tokenizer,
     snippets: dict[int, tuple[Any, ...]] | None = None,
 ) -> list[TextHit]:
     """Return the hits of the ``ranked`` ``(doc_id, score)`` pairs, best first.
 
-    ``snippets`` holds each document's marked per-field snippets when the ranking
+    ``tokenizer`` is the twin of the index's tokenizer, used where snippets are cut
+    in Python. ``snippets`` holds each document's marked per-field snippets when the ranking
     statement read them; ``None`` reads them here.
     """
     if not ranked:
@@ -88,7 +88,7 @@ def read_hits(
         except sqlite3.DatabaseError as exc:
             if not snippet_fault(exc):
                 raise
-    plan = compile_plan(node, _TOKENIZER)[0] if snippets is None else None
+    plan = compile_plan(node, tokenizer)[0] if snippets is None else None
     if plan is not None:
         statement, params = sql.documents_sql(doc_ids, full=True)
         stored = {row[0]: row for row in connection.execute(statement, params)}
@@ -100,7 +100,7 @@ def read_hits(
         per_field: list[Snippet] = []
         if plan is not None:
             texts = {"title": row[2], "abstract": row[4], "body": row[5]}
-            per_field = list(plan_snippets(plan, texts, _TOKENIZER)[0])
+            per_field = list(plan_snippets(plan, texts, tokenizer)[0])
         else:
             assert snippets is not None
             for name, raw in zip(FIELDS, snippets.get(doc_id, ("", "", "")), strict=True):

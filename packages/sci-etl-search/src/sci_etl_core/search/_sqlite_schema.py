@@ -8,9 +8,37 @@ so a file is always at exactly one version. A file whose version is above
 
 from __future__ import annotations
 
+import re
 import sqlite3
 
-__all__ = ["MIGRATIONS", "OWN_TABLES", "SCHEMA_VERSION", "migrate"]
+__all__ = [
+    "MIGRATIONS",
+    "OWN_TABLES",
+    "SCHEMA_VERSION",
+    "UNICODE61_TOKENIZE",
+    "fts_table_sql",
+    "fts_tokenize",
+    "migrate",
+    "retokenize",
+]
+
+UNICODE61_TOKENIZE = "unicode61 remove_diacritics 2"
+"""The FTS5 ``tokenize`` argument of an index built without stemming."""
+
+
+def fts_table_sql(tokenize: str) -> str:
+    """Return the statement creating the FTS5 index over ``documents`` with ``tokenize``.
+
+    ``tokenize`` is one of this module's fixed tokenizer names, never user text.
+    """
+    return f"""
+    CREATE VIRTUAL TABLE "documents_fts" USING fts5(
+        "title", "abstract", "body",
+        content='documents', content_rowid='doc_id',
+        tokenize='{tokenize}'
+    )
+    """
+
 
 _V1 = (
     """
@@ -24,13 +52,7 @@ _V1 = (
         "indexed_at" TEXT NOT NULL
     )
     """,
-    """
-    CREATE VIRTUAL TABLE "documents_fts" USING fts5(
-        "title", "abstract", "body",
-        content='documents', content_rowid='doc_id',
-        tokenize='unicode61 remove_diacritics 2'
-    )
-    """,
+    fts_table_sql(UNICODE61_TOKENIZE),
     """
     CREATE TRIGGER "documents_ai" AFTER INSERT ON "documents" BEGIN
         INSERT INTO "documents_fts"("rowid", "title", "abstract", "body")
@@ -134,3 +156,26 @@ def _refuse_foreign(connection: sqlite3.Connection) -> None:
             f"it is an SQLite database of another application (tables: {', '.join(foreign[:5])}), "
             "not a text search index"
         )
+
+
+def fts_tokenize(connection: sqlite3.Connection) -> str:
+    """Return the ``tokenize`` argument the file's FTS5 index was created with."""
+    row = connection.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'documents_fts'"
+    ).fetchone()
+    if row is None or not isinstance(row[0], str):
+        raise SchemaError("its FTS5 index table is missing")
+    match = re.search(r"tokenize\s*=\s*'([^']*)'", row[0])
+    if match is None:
+        raise SchemaError("its FTS5 index declares no tokenizer")
+    return match.group(1)
+
+
+def retokenize(connection: sqlite3.Connection, tokenize: str) -> None:
+    """Re-create the FTS5 index with ``tokenize`` and fill it from the stored text.
+
+    Runs inside the caller's transaction; the triggers keep naming the same table.
+    """
+    connection.execute('DROP TABLE "documents_fts"')
+    connection.execute(fts_table_sql(tokenize))
+    connection.execute('INSERT INTO "documents_fts"("documents_fts") VALUES (\'rebuild\')')

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from sci_etl_core.embeddings.store_base import SearchHit
     from sci_etl_core.search.query import Node
     from sci_etl_core.search.store_base import AsyncTextSearchStore, TextHit
+    from sci_etl_core.search.tokenize import Tokenizer
 
 __all__ = ["SEARCH_MODES", "AsyncHybridSearcher", "HybridParams", "SearchMode", "SearchOutcome"]
 
@@ -263,9 +264,11 @@ class AsyncHybridSearcher:
         by_semantic = {hit.record_id: hit for hit in semantic}
         missing = [rid for rid, _ in ranking if rid not in by_lexical]
         documents = await self.text_store.get_documents(missing) if missing else {}
+        tokenizer = self.text_store.tokenizer
         return [
             _fused(
                 node,
+                tokenizer,
                 record_id,
                 score,
                 lexical_rank.get(record_id),
@@ -284,6 +287,7 @@ async def _nothing() -> list[Any]:
 
 def _fused(
     node: Node,
+    tokenizer: Tokenizer,
     record_id: str,
     score: float,
     lexical_rank: int | None,
@@ -308,7 +312,7 @@ def _fused(
             snippets=lexical.snippets,
         )
     assert semantic is not None
-    snippet = passage_snippet(node, semantic.text, "body")
+    snippet = passage_snippet(node, semantic.text, "body", tokenizer=tokenizer)
     if isinstance(document, SearchDocument):
         title, metadata = document.title, dict(document.metadata)
     else:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from sci_etl_core.search._store_checks import check_range_request
 from sci_etl_core.search.filters import RangeFilter, SearchFilter
+from sci_etl_core.search.tokenize import Tokenizer, Unicode61Tokenizer
 
 if TYPE_CHECKING:
     from sci_etl_core.search.query import Node
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["AsyncTextSearchStore", "BM25Weights", "SearchDocument", "Snippet", "TextHit"]
 
 _FIELDS = ("title", "abstract", "body")
+_DEFAULT_TOKENIZER = Unicode61Tokenizer()
 
 
 @dataclass(frozen=True)
@@ -180,6 +182,16 @@ class AsyncTextSearchStore(ABC):
     @abstractmethod
     def facet_keys(self) -> frozenset[str]:
         """The metadata keys this store tags documents by, for filters and facets."""
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The tokenizer whose words this store matches, for highlighting text found elsewhere.
+
+        A hybrid search highlights the query's words in a semantic-only hit's passage
+        with it, so a stemming store highlights ``matching`` for the query ``matches``.
+        By default :class:`~sci_etl_core.search.tokenize.Unicode61Tokenizer`.
+        """
+        return _DEFAULT_TOKENIZER
 
     @abstractmethod
     async def index(self, documents: Sequence[SearchDocument]) -> None:

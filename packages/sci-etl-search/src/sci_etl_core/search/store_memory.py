@@ -92,6 +92,11 @@ class InMemoryTextSearchStore(AsyncTextSearchStore):
         """The metadata keys this store tags documents by, for filters and facets."""
         return self._facet_keys
 
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The tokenizer documents and queries are split with."""
+        return self._index.tokenizer
+
     # -- writing -----------------------------------------------------------------------
 
     async def index(self, documents: Sequence[SearchDocument]) -> None:

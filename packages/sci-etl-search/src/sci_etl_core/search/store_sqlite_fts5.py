@@ -11,6 +11,7 @@ from pathlib import Path
 from sci_etl_core.exceptions import SearchStoreError
 from sci_etl_core.search import _sqlite_sql as sql
 from sci_etl_core.search._sqlite_hits import MARKS, decode_metadata, read_hits, snippet_fault
+from sci_etl_core.search._sqlite_schema import UNICODE61_TOKENIZE, fts_tokenize, retokenize
 from sci_etl_core.search._sqlite_worker import SqliteWorker
 from sci_etl_core.search._store_checks import (
     check_facet_request,
@@ -32,12 +33,14 @@ from sci_etl_core.search.filters import (
     tag_rows,
 )
 from sci_etl_core.search.query import Node
+from sci_etl_core.search.stemming import FTS5_PORTER_TOKENIZE, PorterTokenizer
 from sci_etl_core.search.store_base import (
     AsyncTextSearchStore,
     BM25Weights,
     SearchDocument,
     TextHit,
 )
+from sci_etl_core.search.tokenize import Tokenizer, Unicode61Tokenizer
 
 __all__ = ["AsyncSqliteFts5Store", "built_facet_keys", "fts5_available"]
 
@@ -107,8 +110,21 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
     from one event loop. For a one-shot script, list the store in the
     pipeline's closeables.
 
+    ``stemming`` chooses the tokenizer of a new index: ``True`` builds it with
+    FTS5's ``porter unicode61 remove_diacritics 2``, so ``matching`` and
+    ``matches`` are one word (:class:`~sci_etl_core.search.stemming.PorterTokenizer`
+    is its pure-Python twin, for :class:`InMemoryTextSearchStore`); ``False``
+    with ``unicode61 remove_diacritics 2`` alone. The file records the choice.
+    ``None``, the default, follows the file, and builds a new file without
+    stemming. An explicit choice that differs from a file holding documents is
+    applied by :meth:`rebuild_index`, which re-tokenizes the stored text; until
+    then every query raises :class:`~sci_etl_core.exceptions.SearchStoreError`
+    rather than answer with the other tokenizer. An empty file is re-created
+    with the chosen tokenizer when it is opened.
+
     Raises:
         SearchStoreError: This interpreter's SQLite was built without FTS5.
+        TypeError: ``stemming`` is not ``True``, ``False`` or ``None``.
     """
 
     def __init__(
@@ -118,7 +134,10 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         facet_keys: Iterable[str] = (),
         weights: BM25Weights | None = None,
         now: Callable[[], datetime] | None = None,
+        stemming: bool | None = None,
     ) -> None:
+        if stemming is not None and not isinstance(stemming, bool):
+            raise TypeError(f"stemming must be True, False or None, not {stemming!r}")
         keys = facet_key_set(facet_keys)
         for key in keys:
             if not isinstance(key, str) or not key:
@@ -132,6 +151,8 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         self._weights = (weights or BM25Weights()).as_tuple()
         self._now = now or (lambda: datetime.now(UTC))
         self._built: frozenset[str] = frozenset()
+        self._wanted_tokenize = None if stemming is None else _tokenize_for(stemming)
+        self._file_tokenize: str | None = None
         self._worker = SqliteWorker(path, self._on_open)
 
     @property
@@ -144,10 +165,26 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         """The metadata keys this store tags documents by, for filters and facets."""
         return self._facet_keys
 
+    @property
+    def stemming(self) -> bool:
+        """Whether queries match stemmed words: the file's tokenizer once it is open.
+
+        Before the first operation this is the ``stemming`` asked for, ``False``
+        when that was ``None``.
+        """
+        tokenize = self._file_tokenize or self._wanted_tokenize or UNICODE61_TOKENIZE
+        return tokenize == FTS5_PORTER_TOKENIZE
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The pure-Python twin of the index's tokenizer (see :attr:`stemming`)."""
+        return _PORTER if self.stemming else _UNICODE61
+
     # -- opening -----------------------------------------------------------------------
 
     def _on_open(self, connection: sqlite3.Connection, found_version: int) -> None:
         connection.create_function("tag_in_range", 3, tag_in_range, deterministic=True)
+        self._open_tokenizer(connection)
         row = connection.execute(
             'SELECT "value" FROM "index_settings" WHERE "name" = ?', (_BUILT_KEYS,)
         ).fetchone()
@@ -165,6 +202,35 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
                 f"is not JSON ({exc})"
             ) from exc
         self._built = frozenset(str(key) for key in built)
+
+    def _open_tokenizer(self, connection: sqlite3.Connection) -> None:
+        found = fts_tokenize(connection)
+        wanted = self._wanted_tokenize
+        if wanted is not None and wanted != found:
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                empty = connection.execute(
+                    'SELECT NOT EXISTS (SELECT 1 FROM "documents")'
+                ).fetchone()[0]
+                if empty:
+                    retokenize(connection, wanted)
+                    found = wanted
+                connection.execute("COMMIT")
+            except BaseException:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise
+        self._file_tokenize = found
+
+    def _require_tokenizer(self) -> None:
+        wanted, found = self._wanted_tokenize, self._file_tokenize
+        if wanted is not None and found is not None and wanted != found:
+            built = "with" if found == FTS5_PORTER_TOKENIZE else "without"
+            raise SearchStoreError(
+                f"{self.path}: cannot query the text index: it was built {built} stemming "
+                f"but the store was opened with stemming={wanted == FTS5_PORTER_TOKENIZE}; "
+                "call rebuild_index() to re-tokenize it, or open it with stemming=None"
+            )
 
     def _write_built(self, connection: sqlite3.Connection, keys: frozenset[str]) -> None:
         connection.execute(
@@ -270,7 +336,9 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         )
 
         def read(connection: sqlite3.Connection) -> list[TextHit]:
+            self._require_tokenizer()
             self._require_built(item.key for item in filters)
+            tokenizer = self.tokenizer
             if fast:
                 try:
                     rows = connection.execute(ranked_sql, ranked_params).fetchall()
@@ -283,10 +351,12 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
                 ):
                     ranked = [(row[0], -row[1]) for row in rows[:limit]]
                     snippets = {row[0]: row[2:] for row in rows[:limit]}
-                    return read_hits(connection, self.path, node, match, ranked, snippets)
+                    return read_hits(
+                        connection, self.path, node, match, ranked, tokenizer, snippets
+                    )
             # Filters, an excluded record, or a tie across the limit: rank with the join.
             ranked = [(r[0], r[2]) for r in connection.execute(slow_sql, slow_params)]
-            return read_hits(connection, self.path, node, match, ranked)
+            return read_hits(connection, self.path, node, match, ranked, tokenizer)
 
         return await self._worker.run("search the text index", read)
 
@@ -300,6 +370,8 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         statement, params = sql.filter_ids_sql(node, filters)
 
         def read(connection: sqlite3.Connection) -> frozenset[str]:
+            if node is not None:
+                self._require_tokenizer()
             self._require_built(item.key for item in filters)
             return frozenset(row[0] for row in connection.execute(statement, params))
 
@@ -349,6 +421,8 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         }
 
         def read(connection: sqlite3.Connection) -> dict[str, tuple[tuple[str, int], ...]]:
+            if node is not None:
+                self._require_tokenizer()
             self._require_built([*keys, *(item.key for item in filters)])
             result: dict[str, tuple[tuple[str, int], ...]] = {}
             connection.execute("BEGIN")
@@ -380,6 +454,8 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         ]
 
         def read(connection: sqlite3.Connection) -> tuple[int, ...]:
+            if node is not None:
+                self._require_tokenizer()
             self._require_built([*(r.key for r in ranges), *(f.key for f in filters)])
             connection.execute("BEGIN")
             try:
@@ -414,13 +490,27 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         """Re-tokenize every stored document into a fresh FTS5 index.
 
         The text already stored in the file is used; nothing is fetched again.
-        This repairs an index that :meth:`integrity_check` reports inconsistent.
+        This repairs an index that :meth:`integrity_check` reports inconsistent,
+        and applies a ``stemming`` choice that differs from the file's: the index
+        is re-created with the chosen tokenizer, in the same transaction.
         """
 
         def run(connection: sqlite3.Connection) -> None:
             connection.execute("BEGIN IMMEDIATE")
-            connection.execute('INSERT INTO "documents_fts"("documents_fts") VALUES (\'rebuild\')')
-            connection.execute("COMMIT")
+            try:
+                wanted = self._wanted_tokenize
+                if wanted is not None and wanted != fts_tokenize(connection):
+                    retokenize(connection, wanted)
+                else:
+                    connection.execute(
+                        'INSERT INTO "documents_fts"("documents_fts") VALUES (\'rebuild\')'
+                    )
+                connection.execute("COMMIT")
+            except BaseException:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise
+            self._file_tokenize = fts_tokenize(connection)
 
         await self._worker.run("rebuild the FTS5 index", run)
 
@@ -489,6 +579,14 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
     async def aclose(self) -> None:
         """Close the connection; a later call on this store opens it again."""
         await self._worker.close()
+
+
+_PORTER = PorterTokenizer()
+_UNICODE61 = Unicode61Tokenizer()
+
+
+def _tokenize_for(stemming: bool) -> str:
+    return FTS5_PORTER_TOKENIZE if stemming else UNICODE61_TOKENIZE
 
 
 def built_facet_keys(path: str | Path) -> tuple[str, ...] | None:
