@@ -168,6 +168,25 @@ def test_reindexing_with_new_facet_keys_retags_every_document(tmp_path: Path) ->
     assert "key 'year' is not tagged" in year.stderr
 
 
+def test_stemming_is_chosen_at_index_time_and_switched_by_rebuild_index(
+    tmp_path: Path,
+) -> None:
+    source, db = index_corpus(tmp_path, "--stemming")
+    # "memory" and "memories" share the stem "memori"; "strengthen" that of "strengthens".
+    assert hit_ids(search_json(db, "memory AND strengthen")) == ["sleep"]
+    reindexed = run_cli("index", source, "--db", db, "--no-progress")
+    assert reindexed.returncode == 0, reindexed.stderr
+    assert hit_ids(search_json(db, "strengthen")) == ["sleep"]  # the file keeps stemming
+    result = run_cli("maintain", "rebuild-index", "--db", db, "--no-stemming")
+    assert result.returncode == 0, result.stderr
+    assert "without stemming" in result.stdout
+    assert hit_ids(search_json(db, "strengthen")) == []
+    switched = run_cli("index", source, "--db", db, "--stemming", "--no-progress")
+    assert switched.returncode == 0, switched.stderr
+    assert "re-tokenizing every document with stemming" in switched.stderr
+    assert hit_ids(search_json(db, "strengthen")) == ["sleep"]
+
+
 # -- search -----------------------------------------------------------------------------
 
 

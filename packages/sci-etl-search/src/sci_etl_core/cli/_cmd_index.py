@@ -89,10 +89,11 @@ async def _index(
     chunk_words: int,
     overlap_words: int | None,
     no_progress: bool,
+    stemming: bool | None,
 ) -> dict[str, int]:
     counts = {"records": len(records), "indexed": 0, "cleared": 0, "chunks": 0}
     async with AsyncExitStack() as stack:
-        text_store = await stack.enter_async_context(open_text_store(db, facet_keys))
+        text_store = await stack.enter_async_context(open_text_store(db, facet_keys, stemming))
         ingestor = None
         if vectors is not None:
             ingestor = await _ingestor(stack, records, vectors, model, chunk_words, overlap_words)
@@ -114,6 +115,9 @@ async def _index(
         if retag:
             err.print(f"re-tagging every document for: {', '.join(facet_keys) or '(no keys)'}")
             await text_store.rebuild_tags()
+        if stemming is not None and text_store.stemming != stemming:
+            err.print(f"re-tokenizing every document {'with' if stemming else 'without'} stemming")
+            await text_store.rebuild_index()
     return counts
 
 
@@ -181,6 +185,17 @@ def index_command(
             min=0,
         ),
     ] = None,
+    stemming: Annotated[
+        bool | None,
+        typer.Option(
+            "--stemming/--no-stemming",
+            help=(
+                "Match words by their Porter stem (FTS5's porter tokenizer), so 'inhibits' "
+                "finds 'inhibition'. Default: as the index was built; a new index does not "
+                "stem. Changing it re-tokenizes every stored document."
+            ),
+        ),
+    ] = None,
     no_progress: Annotated[
         bool, typer.Option("--no-progress", help="Do not draw the progress bar.")
     ] = False,
@@ -208,7 +223,16 @@ def index_command(
     retag = recorded is not None and keys != recorded
     counts = run_async(
         lambda: _index(
-            records, db, keys, retag, vectors, model, chunk_words, overlap_words, no_progress
+            records,
+            db,
+            keys,
+            retag,
+            vectors,
+            model,
+            chunk_words,
+            overlap_words,
+            no_progress,
+            stemming,
         )
     )
     if json_output:

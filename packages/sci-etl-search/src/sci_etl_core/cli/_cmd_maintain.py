@@ -30,11 +30,12 @@ def _maintain(
     keys: tuple[str, ...],
     action: Callable[[AsyncSqliteFts5Store], Awaitable[None]],
     done: str,
+    stemming: bool | None = None,
 ) -> None:
     """Run ``action`` on the text index at ``db`` tagging ``keys``, then print ``done``."""
 
     async def work() -> None:
-        async with open_text_store(db, keys) as store:
+        async with open_text_store(db, keys, stemming) as store:
             await action(store)
 
     run_async(work)
@@ -48,14 +49,26 @@ def optimize_command(db: DbOption) -> None:
 
 
 @maintain_app.command("rebuild-index")
-def rebuild_index_command(db: DbOption) -> None:
+def rebuild_index_command(
+    db: DbOption,
+    stemming: Annotated[
+        bool | None,
+        typer.Option(
+            "--stemming/--no-stemming",
+            help="Rebuild with or without Porter stemming. Default: as the index was built.",
+        ),
+    ] = None,
+) -> None:
     """Re-tokenize every stored document into a fresh FTS5 index.
 
-    Repairs an index that check reports inconsistent, from the text already stored.
+    Repairs an index that check reports inconsistent, from the text already stored,
+    and switches stemming on or off.
     """
     tagged = existing_index(db)
     done = f"rebuilt the full-text index of {db}"
-    _maintain(db, tagged, lambda store: store.rebuild_index(), done)
+    if stemming is not None:
+        done += f" {'with' if stemming else 'without'} stemming"
+    _maintain(db, tagged, lambda store: store.rebuild_index(), done, stemming)
 
 
 @maintain_app.command("rebuild-tags")
