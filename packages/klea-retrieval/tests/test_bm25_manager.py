@@ -66,3 +66,36 @@ def test_missing_corpus_warns_and_domain_degrades(tmp_path, caplog):
         assert mgr.retrieve("neuro", "neurons") == []
     assert "nowhere.pkl" in caplog.text
     assert mgr.can_inc_k({}) is False
+
+
+def stemmed_manager(path: str) -> BM25RetrieverManager:
+    store = BM25StoreInfo(name="papers", path=path, stemming=True)
+    config = RetrieverConfig(domains={"neuro": PerDomainConfig(bm25_stores=[store])})
+    return BM25RetrieverManager(config, LOG, default_k=3)
+
+
+def test_a_stemming_store_matches_other_forms_of_a_word(tmp_path):
+    path = write_corpus_pickle(tmp_path / "c.pkl", corpus_documents())
+    assert manager(path).retrieve("neuro", "predicting imaged") == []
+    hits = stemmed_manager(str(path)).retrieve("neuro", "predicting imaged")
+    assert sorted(d.id for d, _ in hits) == ["jones2015.pdf:0", "jones2015.pdf:1"]
+
+
+def test_stemmed_pickle_and_stemmed_fts5_find_the_same_chunks(tmp_path):
+    from klea_utils.stores.retrieval.fts5_index import write_fts5_chunks
+
+    docs = corpus_documents()
+    pickle_path = write_corpus_pickle(tmp_path / "c.pkl", docs)
+    fts5_path = tmp_path / "c.sqlite"
+    write_fts5_chunks(fts5_path, [(d.id, d) for d in docs], stemming=True)
+    expected = {
+        "predicting imaged": {"jones2015.pdf:0", "jones2015.pdf:1"},
+        "inhibiting networks": {"sinha2021.pdf:1"},
+        "learned": {"jones2015.pdf:1", "smith2019.pdf:0"},
+    }
+    for query, chunks in expected.items():
+        # The two score differently (BM25Okapi and FTS5's bm25), but match the same stems.
+        from_pickle = stemmed_manager(str(pickle_path)).retrieve("neuro", query)
+        from_fts5 = stemmed_manager(f"fts5:{fts5_path}").retrieve("neuro", query)
+        assert {d.id for d, _ in from_pickle} == chunks, query
+        assert {d.id for d, _ in from_fts5} == chunks, query

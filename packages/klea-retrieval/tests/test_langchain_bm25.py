@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores.langchain_bm25 import BM25Retriever, default_preprocessing_func
+from klea_utils.stores.langchain_bm25 import (
+    BM25Retriever,
+    default_preprocessing_func,
+    stemmed_preprocessing_func,
+)
 from langchain_core.documents import Document
 from rank_bm25 import BM25Okapi
 
@@ -66,3 +70,27 @@ def test_bm25_params_and_custom_preprocessing_are_used():
     )
     assert retriever.vectorizer.k1 == 2.0
     assert [d.page_content for d in retriever.invoke("A")] == ["A-B c"]
+
+
+def test_stemmed_preprocessing_matches_fts5_porter():
+    import sqlite3
+
+    text = "Inhibition of MEK inhibits relapses; Ef\ufb01cient caf\u00e9 H-alpha"
+    assert stemmed_preprocessing_func("Inhibition of MEK inhibits relapses") == [
+        "inhibit",
+        "of",
+        "mek",
+        "inhibit",
+        "relaps",
+    ]
+    db = sqlite3.connect(":memory:")
+    db.execute(
+        "CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
+    db.execute(
+        "INSERT INTO t(x) VALUES (?)",
+        ("Inhibition of MEK inhibits relapses; Efficient cafe H-alpha",),
+    )
+    expected = [term for (term,) in db.execute("SELECT term FROM v ORDER BY offset")]
+    assert stemmed_preprocessing_func(text) == expected

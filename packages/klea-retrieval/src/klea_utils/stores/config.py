@@ -102,6 +102,17 @@ class BM25StoreInfo(StoreInfo):
     loads to build its keyword index.
     """
 
+    stemming: bool | None = None
+    """Match words by their Porter stem, so ``inhibits`` finds ``inhibition``.
+
+    A pickled corpus is indexed with
+    :func:`klea_utils.stores.langchain_bm25.stemmed_preprocessing_func` when ``True``
+    (``None`` and ``False`` keep the plain words). An ``fts5:`` index follows the
+    tokenizer it was built with when ``None``; ``True`` or ``False`` must agree with
+    it. Stemming lifts BM25 on SciFact from 0.652 to 0.68 nDCG@10 and the RRF
+    hybrid to 0.71 (see the retrieval-quality benchmark).
+    """
+
 
 class FilterFieldInfo(BaseModel):
     """Configuration for a single retrievable metadata filter field.

@@ -15,10 +15,12 @@ from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
+from sci_etl_core.search.stemming import PorterTokenizer
 
-__all__ = ["BM25Retriever", "default_preprocessing_func"]
+__all__ = ["BM25Retriever", "default_preprocessing_func", "stemmed_preprocessing_func"]
 
 _WORD = re.compile(r"\w+")
+_PORTER = PorterTokenizer()
 
 
 def default_preprocessing_func(text: str) -> list[str]:
@@ -33,6 +35,22 @@ def default_preprocessing_func(text: str) -> list[str]:
         -> ["efficient", "neurons", "e", "g"]
     """
     return _WORD.findall(normalize_text(text).casefold())
+
+
+def stemmed_preprocessing_func(text: str) -> list[str]:
+    """Tokenize text for BM25 into Porter stems, exactly as an ``fts5:`` index stems it.
+
+    ``normalize_text``, then SQLite FTS5's ``porter unicode61 remove_diacritics 2``
+    tokenizer reproduced in Python (``sci_etl_core.search.PorterTokenizer``): case
+    and diacritics folded, split at every character that is not a letter or digit,
+    each word reduced to its Porter stem.
+
+    Example::
+
+        stemmed_preprocessing_func("Inhibition of MEK inhibits relapses")
+        -> ["inhibit", "of", "mek", "inhibit", "relaps"]
+    """
+    return _PORTER.words(normalize_text(text))
 
 
 class BM25Retriever(BaseRetriever):

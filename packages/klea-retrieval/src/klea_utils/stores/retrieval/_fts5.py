@@ -89,14 +89,14 @@ class Fts5Bm25Index:
     submitted to it, so callers need no event loop of their own.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, stemming: bool | None = None) -> None:
         self.path = Path(path)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name=f"fts5:{self.path.name}", daemon=True
         )
         self._thread.start()
-        self._store = open_fts5_store(self.path)
+        self._store = open_fts5_store(self.path, stemming=stemming)
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()

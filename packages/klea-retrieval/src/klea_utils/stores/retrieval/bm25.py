@@ -10,7 +10,11 @@ from typing import Any
 from klea_utils.stores.config import StoreInfo
 from klea_utils.stores.exceptions import StoreBackendError
 from klea_utils.stores.filters import filter_docs_by_metadata
-from klea_utils.stores.langchain_bm25 import BM25Retriever
+from klea_utils.stores.langchain_bm25 import (
+    BM25Retriever,
+    default_preprocessing_func,
+    stemmed_preprocessing_func,
+)
 from klea_utils.stores.retrieval.base import BaseKleaRetriever
 from langchain_core.documents import Document
 
@@ -115,15 +119,19 @@ class BM25RetrieverManager(BaseKleaRetriever):
                     "BM25 store %r: FTS5 index %r not found; skipping it", store.name, location
                 )
                 return None
-            return Fts5Bm25Index(location)
+            return Fts5Bm25Index(location, stemming=getattr(store, "stemming", None))
         if not Path(store.path).is_file():
             self.logger.warning(
                 "BM25 store %r: corpus %r not found; skipping it", store.name, store.path
             )
             return None
         docs = read_corpus(store.path)
-        self.logger.info("BM25 store %r: indexed %d chunks", store.name, len(docs))
-        return BM25Retriever.from_documents(docs)
+        stemmed = bool(getattr(store, "stemming", None))
+        preprocess = stemmed_preprocessing_func if stemmed else default_preprocessing_func
+        self.logger.info(
+            "BM25 store %r: indexed %d chunks%s", store.name, len(docs), " (stemmed)" * stemmed
+        )
+        return BM25Retriever.from_documents(docs, preprocess_func=preprocess)
 
     def _retrieve_from_store(
         self,

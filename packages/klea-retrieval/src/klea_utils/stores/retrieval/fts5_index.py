@@ -42,8 +42,11 @@ FTS5_FACET_KEYS = ("authors", "file_name", "journal", "keywords", "year")
 """Metadata keys tagged in an ``fts5:`` index for facets and native filters."""
 
 
-def open_fts5_store(path: str | Path) -> Any:
+def open_fts5_store(path: str | Path, *, stemming: bool | None = None) -> Any:
     """Open (lazily creating) the ``AsyncSqliteFts5Store`` at ``path`` with Klea's layout.
+
+    ``stemming`` is the store's: ``None`` follows the file (a new file is built without
+    stemming), ``True`` builds a new file with FTS5's Porter stemmer.
 
     Raises:
         MissingExtraError: (``ImportError``) naming ``klea-retrieval[fts5]``.
@@ -53,7 +56,9 @@ def open_fts5_store(path: str | Path) -> Any:
         "sci_etl_core.search.store_sqlite_fts5", feature="The fts5: BM25 backend", extra="fts5"
     )
     weights = search.BM25Weights(title=0.0, abstract=0.0, body=1.0)
-    return store_mod.AsyncSqliteFts5Store(Path(path), facet_keys=FTS5_FACET_KEYS, weights=weights)
+    return store_mod.AsyncSqliteFts5Store(
+        Path(path), facet_keys=FTS5_FACET_KEYS, weights=weights, stemming=stemming
+    )
 
 
 def _search_document(record_id: str, doc: Document) -> Any:
@@ -70,16 +75,22 @@ def _search_document(record_id: str, doc: Document) -> Any:
 
 
 async def awrite_fts5_chunks(
-    path: str | Path, docs_with_ids: Iterable[tuple[str, Document]], *, batch_size: int = 500
+    path: str | Path,
+    docs_with_ids: Iterable[tuple[str, Document]],
+    *,
+    batch_size: int = 500,
+    stemming: bool | None = None,
 ) -> int:
     """Index ``(chunk_id, document)`` pairs into the FTS5 index at ``path``.
 
     A chunk id already present is replaced. Returns the number of chunks written.
+    ``stemming`` is :func:`open_fts5_store`'s: ``True`` builds a new index with
+    FTS5's Porter stemmer; an existing index must agree (``None`` follows it).
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    store = open_fts5_store(path)
+    store = open_fts5_store(path, stemming=stemming)
     written = 0
     batch: list[Any] = []
     try:
@@ -108,10 +119,16 @@ async def adelete_fts5_ids(path: str | Path, ids: Iterable[str]) -> None:
 
 
 def write_fts5_chunks(
-    path: str | Path, docs_with_ids: Iterable[tuple[str, Document]], *, batch_size: int = 500
+    path: str | Path,
+    docs_with_ids: Iterable[tuple[str, Document]],
+    *,
+    batch_size: int = 500,
+    stemming: bool | None = None,
 ) -> int:
     """Synchronous :func:`awrite_fts5_chunks` (do not call from a running event loop)."""
-    return asyncio.run(awrite_fts5_chunks(path, docs_with_ids, batch_size=batch_size))
+    return asyncio.run(
+        awrite_fts5_chunks(path, docs_with_ids, batch_size=batch_size, stemming=stemming)
+    )
 
 
 def delete_fts5_ids(path: str | Path, ids: Iterable[str]) -> None:
