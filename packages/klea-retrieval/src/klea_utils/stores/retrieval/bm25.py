@@ -92,10 +92,11 @@ class BM25RetrieverManager(BaseKleaRetriever):
     Each BM25 store's ``path`` is either a pickled corpus of chunked documents written
     by ingestion (pickled lists read until EOF), indexed in memory with
     :class:`klea_utils.stores.langchain_bm25.BM25Retriever`, or ``fts5:/path.sqlite``,
-    an SQLite FTS5 index served by ``sci_etl_core.search.AsyncSqliteFts5Store`` (extra
-    ``klea-retrieval[fts5]``; see :mod:`klea_utils.stores.retrieval.fts5_index`) for
+    an SQLite FTS5 index served by ``sci_etl_core.search.AsyncSqliteFts5Store`` (see
+    :mod:`klea_utils.stores.retrieval.fts5_index`) for
     corpora beyond rank_bm25's comfort (its memory grows with the number of unique
-    terms per chunk, heavy around 50-100k chunks).
+    terms per chunk, heavy around 50-100k chunks). A store's ``stemming`` (see
+    :class:`~klea_utils.stores.config.BM25StoreInfo`) matches words by their Porter stem.
 
     A store whose corpus file is missing is skipped with a warning, so a misconfigured
     domain degrades instead of failing. Metadata filters are applied after scoring

@@ -1,7 +1,7 @@
 """The ``fts5:`` BM25 index layout, and the writer helpers ingestion calls.
 
 A BM25 store whose path is ``fts5:/path/index.sqlite`` is an SQLite FTS5 index kept by
-``sci_etl_core.search.AsyncSqliteFts5Store`` (extra ``klea-retrieval[fts5]``). Each
+``sci_etl_core.search.AsyncSqliteFts5Store`` (sci-etl-search, a dependency). Each
 chunk is one ``SearchDocument``:
 
 - ``record_id``: the chunk's readable id ``<file_name>:<chunk_index>`` (the same id
@@ -49,7 +49,8 @@ def open_fts5_store(path: str | Path, *, stemming: bool | None = None) -> Any:
     stemming), ``True`` builds a new file with FTS5's Porter stemmer.
 
     Raises:
-        MissingExtraError: (``ImportError``) naming ``klea-retrieval[fts5]``.
+        MissingExtraError: (``ImportError``) naming ``klea-retrieval[fts5]``, should
+            sci-etl-search be missing from a broken installation.
     """
     search = import_extra("sci_etl_core.search", feature="The fts5: BM25 backend", extra="fts5")
     store_mod = import_extra(
