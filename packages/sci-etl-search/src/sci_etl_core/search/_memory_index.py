@@ -78,7 +78,7 @@ class InvertedIndex:
         for key, value in tag_rows(document.metadata, self.facet_keys):
             tags.setdefault(key, set()).add(value)
         entry = Entry(
-            tokens=TokenizedDocument(**fields),
+            tokens=TokenizedDocument._trusted(**fields),
             counts={name: Counter(words) for name, words in fields.items()},
             length=sum(len(words) for words in fields.values()),
             tags={key: frozenset(values) for key, values in tags.items()},

@@ -23,7 +23,7 @@ def make_entry(texts: Mapping[str, str], tokenizer: Tokenizer) -> Entry:
     """Tokenize a document's fields into the entry the query plans read."""
     fields = {name: tuple(t.text for t in tokenizer.tokens(texts.get(name, ""))) for name in FIELDS}
     return Entry(
-        tokens=TokenizedDocument(**fields),
+        tokens=TokenizedDocument._trusted(**fields),
         counts={name: Counter(words) for name, words in fields.items()},
         length=sum(len(words) for words in fields.values()),
     )

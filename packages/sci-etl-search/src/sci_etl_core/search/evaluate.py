@@ -6,6 +6,7 @@ check them against real FTS5, so the two stores agree on every query.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, TypeAlias
@@ -77,11 +78,25 @@ class TokenizedDocument:
 
     @classmethod
     def _from_fields(cls, document: _HasFields, tokenizer: Tokenizer) -> TokenizedDocument:
-        return cls(
-            title=_words(tokenizer, document.title),
-            abstract=_words(tokenizer, document.abstract),
-            body=_words(tokenizer, document.body),
+        return cls._trusted(
+            _words(tokenizer, document.title),
+            _words(tokenizer, document.abstract),
+            _words(tokenizer, document.body),
         )
+
+    @classmethod
+    def _trusted(
+        cls,
+        title: tuple[str, ...] = (),
+        abstract: tuple[str, ...] = (),
+        body: tuple[str, ...] = (),
+    ) -> TokenizedDocument:
+        """Build from tuples a tokenizer just produced, skipping the per-token checks."""
+        document = object.__new__(cls)
+        object.__setattr__(document, "title", title)
+        object.__setattr__(document, "abstract", abstract)
+        object.__setattr__(document, "body", body)
+        return document
 
     def field(self, name: str) -> tuple[str, ...]:
         """Return the tokens of the field ``name``, one of :data:`FIELDS`."""
@@ -92,18 +107,49 @@ class TokenizedDocument:
 
 
 def _leaf_tokens(leaf: Term | Phrase, tokenizer: Tokenizer) -> tuple[str, ...]:
+    try:
+        return _cached_leaf_tokens(leaf, tokenizer)  # type: ignore[arg-type]
+    except TypeError:  # a tokenizer that cannot be hashed is asked every time
+        return _split_leaf(leaf, tokenizer)
+
+
+def _split_leaf(leaf: Term | Phrase, tokenizer: Tokenizer) -> tuple[str, ...]:
     if isinstance(leaf, Term):
         return _words(tokenizer, leaf.text)
     return _words(tokenizer, " ".join(leaf.words))
+
+
+@functools.lru_cache(maxsize=4096)
+def _cached_leaf_tokens(leaf: Term | Phrase, tokenizer: Tokenizer) -> tuple[str, ...]:
+    # Leaves and the library's tokenizers are frozen, so a leaf's tokens never change;
+    # snippets and the in-memory store ask for the same leaf once per document.
+    return _split_leaf(leaf, tokenizer)
+
+
+def _positions(tokens: tuple[str, ...], word: str, stop: int) -> list[int]:
+    """Return every index ``i < stop`` with ``tokens[i] == word``, scanning in C."""
+    found: list[int] = []
+    index = -1
+    try:
+        while True:
+            index = tokens.index(word, index + 1, stop)
+            found.append(index)
+    except ValueError:
+        return found
 
 
 def _find(tokens: tuple[str, ...], pattern: tuple[str, ...], prefix: bool) -> list[tuple[int, int]]:
     width = len(pattern)
     if width == 0 or width > len(tokens):
         return []
-    head, last = pattern[:-1], pattern[-1]
+    last = pattern[-1]
+    if width == 1:
+        if prefix:
+            return [(i, i + 1) for i, token in enumerate(tokens) if token.startswith(last)]
+        return [(i, i + 1) for i in _positions(tokens, last, len(tokens))]
+    head = pattern[:-1]
     found = []
-    for start in range(len(tokens) - width + 1):
+    for start in _positions(tokens, pattern[0], len(tokens) - width + 1):
         if tokens[start : start + width - 1] != head:
             continue
         candidate = tokens[start + width - 1]

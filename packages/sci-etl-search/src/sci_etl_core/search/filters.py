@@ -316,6 +316,8 @@ def encode_metadata(metadata: Mapping[str, Any]) -> str:
     encoding is one-way, so a ``datetime`` reads back as a string. A lone
     surrogate is written as a JSON escape, so the text can always be stored.
     """
+    if not metadata:
+        return "{}"
     try:
         text = json.dumps(dict(metadata), ensure_ascii=False, default=_json_default, allow_nan=True)
     except (TypeError, ValueError):
@@ -343,6 +345,8 @@ def sanitize_text(text: str) -> str:
     markers :data:`SNIPPET_OPEN` and :data:`SNIPPET_CLOSE` never occur in stored
     text, and that SQLite can always receive it.
     """
+    if text.isprintable():  # no control character and no surrogate: the common case
+        return text
     return _CONTROL.sub(" ", text)
 
 

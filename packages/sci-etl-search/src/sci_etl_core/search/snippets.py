@@ -99,7 +99,7 @@ def passage_snippet(
         raise ValueError(f"field must be one of {FIELDS}, not {field!r}")
     splitter = tokenizer or _DEFAULT_TOKENIZER
     tokens = splitter.tokens(text)
-    document = TokenizedDocument(**{field: tuple(token.text for token in tokens)})
+    document = TokenizedDocument._trusted(**{field: tuple(token.text for token in tokens)})
     ranges: list[tuple[int, int]] = []
     for leaf in _highlight_leaves(normalize(query), field):
         unscoped = leaf if not leaf.fields else _unscoped(leaf)
