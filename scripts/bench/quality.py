@@ -667,11 +667,11 @@ NOTES = [
     "  only when asked (`stemming=True`); stemming was chosen as an option, not as",
     "  the default, so a store keeps matching exactly the words it was given unless",
     "  its owner opts in.",
-    "- Most of a semantic or hybrid `AsyncHybridSearcher.search` goes into the snippets of",
-    "  hits that only the semantic leg found (`passage_snippet`), not into ranking. The",
-    "  train-split comparison therefore fuses the two legs itself, with the same strategy",
-    "  and cut as the searcher and without snippets; on sample queries it returns the",
-    "  searcher's ranking exactly. The test rows all go through the searcher.",
+    "- A large part of a semantic or hybrid `AsyncHybridSearcher.search` goes into the",
+    "  snippets of hits that only the semantic leg found (`passage_snippet`), not into",
+    "  ranking. The train-split comparison therefore fuses the two legs itself, with the",
+    "  same strategy and cut as the searcher and without snippets; on sample queries it",
+    "  returns the searcher's ranking exactly. The test rows all go through the searcher.",
 ]
 
 
