@@ -13,7 +13,10 @@ Then, for an exact-title query of each file:
 
 The FTS5 index passes ``integrity_check``, and ``Unicode61Tokenizer`` reproduces its
 vocabulary: the tokens of every stored field equal the terms (and per-column counts) that
-an ``fts5vocab`` table reads from a copy of the index.
+an ``fts5vocab`` table reads from a copy of the index. Switched to stemming with
+``sci-etl-search maintain rebuild-index --stemming``, the copy holds exactly the
+``PorterTokenizer`` stems, and klea's ``fts5:`` store on it (following the file) matches
+the same chunks as the pickle with ``BM25StoreInfo(stemming=True)``.
 
 Titles hold no stopword, so klea's ``fts5:`` query (which drops stopwords) and rank_bm25
 (which keeps them) see the same words.
@@ -41,6 +44,7 @@ from klea_utils.stores.retrieval.bm25 import FTS5_SCHEME, BM25RetrieverManager, 
 from sci_etl_core.search import (
     AsyncSqliteFts5Store,
     InMemoryTextSearchStore,
+    PorterTokenizer,
     SearchDocument,
     Unicode61Tokenizer,
     parse_query,
@@ -251,3 +255,61 @@ def test_tokenizer_reproduces_the_fts5_vocabulary(built: Built, tmp_path: Path) 
     assert rows, "the FTS5 index holds no terms"
     assert {term for term, _ in from_fts5} == {term for term, _ in from_tokenizer}
     assert from_fts5 == dict(from_tokenizer)
+
+
+def _vocabulary(path: Path) -> dict[tuple[str, str], int]:
+    connection = sqlite3.connect(path)
+    try:
+        connection.execute('CREATE VIRTUAL TABLE "vocab" USING fts5vocab("documents_fts", "col")')
+        rows = connection.execute('SELECT "term", "col", "cnt" FROM "vocab"').fetchall()
+    finally:
+        connection.close()
+    return {(term, col): count for term, col, count in rows}
+
+
+def test_an_ingested_index_switched_to_stemming_agrees_with_stemmed_bm25(
+    built: Built, tmp_path: Path
+) -> None:
+    copy = tmp_path / "stemmed.sqlite"
+    shutil.copyfile(built.fts5, copy)
+    command = shutil.which("sci-etl-search") or Path(sys.executable).with_name("sci-etl-search")
+    result = subprocess.run(
+        [str(command), "maintain", "rebuild-index", "--db", str(copy), "--stemming"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "with stemming" in result.stdout
+
+    stemmer = PorterTokenizer()
+    expected: Counter[tuple[str, str]] = Counter()
+    for document in built.documents.values():
+        for col in ("title", "abstract", "body"):
+            for word in stemmer.words(getattr(document, col)):
+                expected[word, col] += 1
+    assert _vocabulary(copy) == dict(expected)
+
+    stores = [
+        BM25StoreInfo(
+            name="pickle", path=str(built.bm25), stemming=True, default_k=DEPTH, k_max=DEPTH
+        ),
+        BM25StoreInfo(name="fts5", path=FTS5_SCHEME + str(copy), default_k=DEPTH, k_max=DEPTH),
+    ]
+    config = RetrieverConfig(domains={COLLECTION: PerDomainConfig(bm25_stores=stores)})
+    retriever = BM25RetrieverManager(config, logging.getLogger("parity-stemmed"))
+    stores_named = ("pickle", "fts5")
+    try:
+        for query in ("integrating", "oscillation", "scaled synapses"):
+            per_store = dict(retriever.retrieve_per_store(COLLECTION, query))
+            found = {
+                name: {str(doc.id) for doc, _ in per_store[f"BM25: {name}"]}
+                for name in stores_named
+            }
+            assert found["pickle"] == found["fts5"], query
+            assert found["pickle"], query
+    finally:
+        for store in stores:
+            if store.loaded_object is not None and hasattr(store.loaded_object, "close"):
+                store.loaded_object.close()
