@@ -328,3 +328,13 @@ async def test_snippets_survive_a_near_group_repeating_a_term(store: AsyncTextSe
     filtered = await store.search(Or((Term("zeta"), near)), filters=[RangeFilter("year", low=2002)])
     assert ids(filtered) == ["f2"]
     assert highlighted_words(filtered[0].snippet, filtered[0].highlights) == ["zeta"]
+
+
+@pytest.mark.parametrize("kind", STORE_KINDS)
+@pytest.mark.parametrize("keys", [[""], ["year", 3], "year"])
+def test_bad_facet_keys_are_refused_at_construction(
+    kind: str, keys: object, tmp_path: Path
+) -> None:
+    error = TypeError if isinstance(keys, str) else ValueError
+    with pytest.raises(error, match="facet"):
+        make_store(kind, tmp_path, facet_keys=keys)

@@ -22,10 +22,19 @@ Request = tuple[Node | None, tuple[SearchFilter, ...]]
 
 
 def facet_key_set(facet_keys: Iterable[str]) -> frozenset[str]:
-    """Return a store's ``facet_keys`` argument as a set, refusing a lone string."""
+    """Return a store's ``facet_keys`` argument as a set of non-empty strings.
+
+    Raises:
+        TypeError: ``facet_keys`` is a lone string.
+        ValueError: A key is not a string, or is empty.
+    """
     if isinstance(facet_keys, str):
         raise TypeError(f"facet_keys must be a collection of strings, not {facet_keys!r}")
-    return frozenset(facet_keys)
+    keys = frozenset(facet_keys)
+    for key in keys:
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"facet key {key!r} must be a non-empty string")
+    return keys
 
 
 def check_record_ids(record_ids: Collection[str]) -> None:

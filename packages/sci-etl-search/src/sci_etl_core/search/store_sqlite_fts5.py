@@ -139,9 +139,6 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         if stemming is not None and not isinstance(stemming, bool):
             raise TypeError(f"stemming must be True, False or None, not {stemming!r}")
         keys = facet_key_set(facet_keys)
-        for key in keys:
-            if not isinstance(key, str) or not key:
-                raise ValueError(f"facet key {key!r} must be a non-empty string")
         if not fts5_available():
             raise SearchStoreError(
                 f"{path}: cannot use the text index: this interpreter's SQLite "
