@@ -45,7 +45,7 @@ def pg_url() -> Iterator[str]:
             warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
             import pgserver
 
-            server = pgserver.get_server(Path(d) / "pgdata", cleanup_mode="stop")
+            server = pgserver.get_server(Path(d) / "pgdata", cleanup_mode="delete")
         server.psql("CREATE EXTENSION IF NOT EXISTS vector;")
         yield server.get_uri()
         server.cleanup()

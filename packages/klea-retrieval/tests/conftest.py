@@ -50,7 +50,7 @@ def pg_url(backend_root: Path) -> Iterator[str]:
         warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
         import pgserver
 
-        server = pgserver.get_server(backend_root / "pgdata", cleanup_mode="stop")
+        server = pgserver.get_server(backend_root / "pgdata", cleanup_mode="delete")
     server.psql("CREATE EXTENSION IF NOT EXISTS vector;")
     uri: str = server.get_uri()
     yield uri.replace("postgresql://", "postgresql+psycopg://", 1)

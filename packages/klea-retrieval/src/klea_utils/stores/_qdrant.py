@@ -13,6 +13,8 @@ LangChain stores document metadata under the ``metadata`` payload key; the filte
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import threading
 import uuid
 from collections.abc import Iterable, Sequence
@@ -62,6 +64,21 @@ def local_qdrant_client(path: str | Path) -> QdrantClient:
             client = QdrantClient(path=key)
             _LOCAL_CLIENTS[key] = client
         return client
+
+
+@atexit.register
+def _close_local_clients() -> None:
+    """Close every shared local-mode client while the interpreter can still run their code.
+
+    Left to ``QdrantClient.__del__`` at interpreter teardown, closing fails noisily
+    ("sys.meta_path is None") and leaves the folder's lock file open.
+    """
+    with _LOCAL_LOCK:
+        clients = list(_LOCAL_CLIENTS.values())
+        _LOCAL_CLIENTS.clear()
+    for client in clients:
+        with contextlib.suppress(Exception):
+            client.close()
 
 
 def close_local_qdrant_client(path: str | Path) -> None:
