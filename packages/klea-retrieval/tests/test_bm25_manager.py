@@ -99,3 +99,15 @@ def test_stemmed_pickle_and_stemmed_fts5_find_the_same_chunks(tmp_path):
         from_fts5 = stemmed_manager(f"fts5:{fts5_path}").retrieve("neuro", query)
         assert {d.id for d, _ in from_pickle} == chunks, query
         assert {d.id for d, _ in from_fts5} == chunks, query
+
+
+def test_a_stemming_setting_the_fts5_index_disagrees_with_names_the_fix(tmp_path):
+    from klea_utils.stores.retrieval.fts5_index import write_fts5_chunks
+
+    path = tmp_path / "plain.sqlite"
+    write_fts5_chunks(path, [(d.id, d) for d in corpus_documents()])
+    mgr = stemmed_manager(f"fts5:{path}")
+    with pytest.raises(StoreBackendError, match=r"fts5:.*plain\.sqlite.*without stemming.*"):
+        mgr.retrieve("neuro", "predicting")
+    with pytest.raises(StoreBackendError, match="maintain rebuild-index --db"):
+        mgr.retrieve("neuro", "predicting")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from klea_utils.stores._extras import import_extra
+from klea_utils.stores.exceptions import StoreBackendError
 from klea_utils.stores.retrieval.fts5_index import open_fts5_store
 from klea_utils.stores.utils import normalize_text
 from langchain_core.documents import Document
@@ -99,7 +100,19 @@ class Fts5Bm25Index:
         self._store = open_fts5_store(self.path, stemming=stemming)
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+        from sci_etl_core.exceptions import SearchStoreError
+
+        try:
+            return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+        except SearchStoreError as exc:
+            hint = ""
+            if "stemming" in str(exc):
+                hint = (
+                    "; set the BM25 store's stemming to null to follow the index, or "
+                    f"re-tokenize it: sci-etl-search maintain rebuild-index --db {self.path} "
+                    "--stemming (or --no-stemming)"
+                )
+            raise StoreBackendError(f"BM25 store fts5:{self.path}: {exc}{hint}") from exc
 
     def count(self) -> int:
         """Number of chunks in the index."""
