@@ -11,10 +11,18 @@ new chunks are written, files absent from a run are left alone, and ``force`` re
 
 An index of another collection, or one without a sidecar, is never written to; one from
 an older klea-ingest (a sidecar without a file list) is rebuilt.
+
+``stemming`` is the index's tokenizer choice (see
+:func:`klea_utils.stores.retrieval.fts5_index.open_fts5_store`): ``None`` follows the
+existing index (a new one does not stem), ``True`` builds it with FTS5's Porter stemmer.
+An explicit choice that an existing index was not built with is applied by
+:meth:`Fts5IndexWriter.finish`, which re-tokenizes the stored chunks, so the index never
+stays refusing queries.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from pathlib import Path
@@ -48,8 +56,11 @@ def require_fts5_extra() -> None:
 class Fts5IndexWriter:
     """Update the FTS5 index at ``path`` one file at a time (see the module docstring)."""
 
-    def __init__(self, path: Path, collection: str, *, force: bool) -> None:
+    def __init__(
+        self, path: Path, collection: str, *, force: bool, stemming: bool | None = None
+    ) -> None:
         self.path = Path(path)
+        self.stemming = stemming
         self.sidecar = self.path.with_name(self.path.name + SIDECAR_SUFFIX)
         self.manifest = StoreManifest(self.sidecar, collection, f"fts5:{self.path}")
         files = self._recorded_files(force)
@@ -104,6 +115,36 @@ class Fts5IndexWriter:
         stale = self.manifest.begin(file_name, file_hash, len(docs))
         if stale:
             delete_fts5_ids(self.path, stale)
-        written = write_fts5_chunks(self.path, [(str(d.id), d) for d in docs]) if docs else 0
+        pairs = [(str(d.id), d) for d in docs]
+        written = write_fts5_chunks(self.path, pairs, stemming=self.stemming) if docs else 0
         self.manifest.commit(file_name, file_hash, len(docs))
         return written
+
+    def finish(self) -> bool:
+        """Apply an explicit ``stemming`` the index was not built with; ``True`` if it did.
+
+        The stored chunks are re-tokenized in place (``rebuild_index``), nothing is
+        re-read from the sources. Nothing happens when ``stemming`` is ``None`` or no
+        index file exists.
+        """
+        if self.stemming is None or not self.path.exists():
+            return False
+        return asyncio.run(self._apply_stemming(self.stemming))
+
+    async def _apply_stemming(self, stemming: bool) -> bool:
+        from klea_utils.stores.retrieval.fts5_index import open_fts5_store
+
+        store = open_fts5_store(self.path, stemming=stemming)
+        try:
+            await store.count()  # opens the file: ``stemming`` is then the file's tokenizer
+            if store.stemming == stemming:
+                return False
+            _log.info(
+                "%s: re-tokenizing the FTS5 index %s stemming",
+                self.path,
+                "with" if stemming else "without",
+            )
+            await store.rebuild_index()
+            return True
+        finally:
+            await store.aclose()

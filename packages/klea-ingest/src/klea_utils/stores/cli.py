@@ -86,6 +86,15 @@ StoreUri = Annotated[
 Collection = Annotated[str, typer.Option("--collection", help="Collection name.")]
 Bm25 = Annotated[Path | None, typer.Option("--bm25-store", help="Write the BM25 corpus here.")]
 Fts5 = Annotated[Path | None, typer.Option("--fts5-store", help="Also write an FTS5 index here.")]
+Fts5Stemming = Annotated[
+    bool | None,
+    typer.Option(
+        "--fts5-stemming/--no-fts5-stemming",
+        help="Match words by their Porter stem (FTS5's porter tokenizer) so 'inhibits' finds "
+        "'inhibition'. Default: as the index was built; a new index does not stem.",
+        show_default=False,
+    ),
+]
 EmbedBatch = Annotated[
     int, typer.Option("--embed-batch-size", min=1, help="Chunks embedded per add_documents call.")
 ]
@@ -136,6 +145,16 @@ def _builder(
         embed_batch_size=embed_batch_size,
         store_dir=_store_dir(store_uri) if store_uri else None,
     )
+
+
+def _check_fts5_options(fts5_store: Path | None, fts5_stemming: bool | None) -> None:
+    """Refuse ``--(no-)fts5-stemming`` without ``--fts5-store`` (a usage error, exit 2)."""
+    if fts5_stemming is not None and fts5_store is None:
+        flag = "--fts5-stemming" if fts5_stemming else "--no-fts5-stemming"
+        raise typer.BadParameter(
+            "it sets how the FTS5 index is tokenized; give --fts5-store PATH too",
+            param_hint=f"'{flag}'",
+        )
 
 
 def _run(step: Any) -> None:
@@ -254,6 +273,7 @@ def store(
     metadata_map: MapPath = None,
     bm25_store: Bm25 = None,
     fts5_store: Fts5 = None,
+    fts5_stemming: Fts5Stemming = None,
     embed_batch_size: EmbedBatch = 256,
     force: Force = False,
     model: Model = DEFAULT_MODEL,
@@ -262,6 +282,7 @@ def store(
     """Embed the cached chunks of SOURCE into a vector store (incremental)."""
     from klea_utils.stores.store_writer import load_and_fold_results, store_all
 
+    _check_fts5_options(fts5_store, fts5_stemming)
     logger = _logger(debug)
 
     def step() -> None:
@@ -276,6 +297,7 @@ def store(
             force=force,
             bm25_path=str(bm25_store) if bm25_store else None,
             fts5_path=str(fts5_store) if fts5_store else None,
+            fts5_stemming=fts5_stemming,
         )
         _report_store(summary, results.missing)
 
@@ -324,6 +346,7 @@ def build(
     metadata_map: MapPath = None,
     bm25_store: Bm25 = None,
     fts5_store: Fts5 = None,
+    fts5_stemming: Fts5Stemming = None,
     max_tokens: MaxTokens = 450,
     ocr: Ocr = True,
     force: Force = False,
@@ -336,6 +359,7 @@ def build(
     """Chunk and store SOURCE in one go (no review step unless --metadata-map is given)."""
     from klea_utils.stores.store_writer import build as build_stores
 
+    _check_fts5_options(fts5_store, fts5_stemming)
     logger = _logger(debug)
 
     def step() -> None:
@@ -358,6 +382,7 @@ def build(
             worker_mem_limit=worker_mem_limit or None,
             worker_batch_size=worker_batch_size,
             fts5_path=str(fts5_store) if fts5_store else None,
+            fts5_stemming=fts5_stemming,
         )
         _report_store(summary, summary.missing_files)
 

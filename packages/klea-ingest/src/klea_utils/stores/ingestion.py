@@ -247,12 +247,16 @@ class StoresBuilder:
         bm25_path: str | None = None,
         *,
         fts5_path: str | None = None,
+        fts5_stemming: bool | None = None,
     ) -> None:
         """Write chunked documents to a vector store.
 
         Delegates to :func:`klea_utils.stores.store_writer.store_all`. ``fts5_path``, an
         addition to the original signature, also writes an FTS5 index of the chunks
-        (``sci_etl_core.search``), servable as a ``fts5:`` BM25 store.
+        (``sci_etl_core.search``), servable as a ``fts5:`` BM25 store. ``fts5_stemming``
+        builds it with FTS5's Porter stemmer (``True``) or without (``False``); ``None``
+        follows the existing index (a new one does not stem), and an explicit value an
+        existing index was built without re-tokenizes it.
         """
         from klea_utils.stores import store_writer
 
@@ -265,6 +269,7 @@ class StoresBuilder:
             force=force,
             bm25_path=bm25_path,
             fts5_path=fts5_path,
+            fts5_stemming=fts5_stemming,
         )
 
     def build(
@@ -279,11 +284,12 @@ class StoresBuilder:
         worker_batch_size: int = 200,
         *,
         fts5_path: str | None = None,
+        fts5_stemming: bool | None = None,
     ) -> None:
         """Full pipeline: chunk documents and write them to a vector store.
 
-        Delegates to :func:`klea_utils.stores.store_writer.build`; ``fts5_path`` as for
-        :meth:`store_all`.
+        Delegates to :func:`klea_utils.stores.store_writer.build`; ``fts5_path`` and
+        ``fts5_stemming`` as for :meth:`store_all`.
         """
         from klea_utils.stores import store_writer
 
@@ -298,6 +304,7 @@ class StoresBuilder:
             worker_mem_limit=worker_mem_limit,
             worker_batch_size=worker_batch_size,
             fts5_path=fts5_path,
+            fts5_stemming=fts5_stemming,
         )
 
     def _load_and_fold_results(self, *args: Any, **kwargs: Any) -> Any:

@@ -137,6 +137,7 @@ def store_all(
     bm25_path: str | None = None,
     *,
     fts5_path: str | None = None,
+    fts5_stemming: bool | None = None,
 ) -> StoreSummary:
     """Write chunked documents to a vector store, incrementally.
 
@@ -160,6 +161,10 @@ def store_all(
         bm25_path: Where to write the BM25 corpus (pickled batches), if wanted.
         fts5_path: Where to write an SQLite FTS5 index of the chunks (klea-retrieval's
             ``fts5:`` BM25 layout), if wanted.
+        fts5_stemming: Whether the FTS5 index matches words by their Porter stem (FTS5's
+            ``porter`` tokenizer, so "inhibits" finds "inhibition"). ``None`` follows the
+            existing index (a new one does not stem); an explicit value an existing
+            index was built without is applied after writing by re-tokenizing it.
 
     Returns:
         A :class:`StoreSummary`.
@@ -175,7 +180,11 @@ def store_all(
     _source_files(builder, source_dir)  # refuses two files of the same name up front
     if fts5_path:
         require_fts5_extra()
-    fts5 = Fts5IndexWriter(Path(fts5_path), collection_name, force=force) if fts5_path else None
+    fts5 = (
+        Fts5IndexWriter(Path(fts5_path), collection_name, force=force, stemming=fts5_stemming)
+        if fts5_path
+        else None
+    )
     batch = max(1, int(builder.embed_batch_size))
     store = _open_store(builder, store_uri, collection_name)
     manifest = StoreManifest.load(source_dir, collection_name, store_uri)
@@ -217,6 +226,8 @@ def store_all(
         raise
     finally:
         _close_store(store)
+    if fts5 is not None:
+        fts5.finish()  # an explicit fts5_stemming the index was built without: re-tokenize
     log.info("Store %s collection %r: %s", store_uri, collection_name, summary.describe())
     return summary
 
@@ -354,6 +365,7 @@ def build(
     worker_batch_size: int = 200,
     *,
     fts5_path: str | None = None,
+    fts5_stemming: bool | None = None,
 ) -> StoreSummary:
     """Full pipeline: chunk documents, then write them to the stores.
 
@@ -361,6 +373,7 @@ def build(
     chunks are then streamed one file at a time into :func:`store_all`. Without a
     ``metadata_map_path`` the template is (re)generated from the extracted metadata and used
     as the map, so ``build`` needs no prior ``chunk`` (at the cost of no review step).
+    ``fts5_path`` and ``fts5_stemming`` are :func:`store_all`'s.
     """
     source = Path(source_dir).resolve()
     if metadata_map_path:
@@ -381,6 +394,7 @@ def build(
         force=force,
         bm25_path=bm25_path,
         fts5_path=fts5_path,
+        fts5_stemming=fts5_stemming,
     )
     summary.missing_files = list(results.missing)
     return summary
