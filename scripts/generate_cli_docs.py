@@ -30,7 +30,7 @@ SUBCOMMAND = re.compile(r"^(?:[│|]\s+|\s{2})([a-z][a-z0-9-]*)(?:\s{2,}|$)", re
 def help_text(argv: list[str]) -> str:
     env = {
         **os.environ,
-        "COLUMNS": "100",
+        "COLUMNS": "120",
         "NO_COLOR": "1",
         "TERM": "dumb",
         "_TYPER_FORCE_DISABLE_TERMINAL": "1",

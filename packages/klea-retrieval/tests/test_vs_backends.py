@@ -116,6 +116,9 @@ def test_chroma_rules(tmp_path, minilm):
         instantiate_vector_store(f"chroma:{db}", "col", minilm, LOG)
     other = instantiate_vector_store(f"chroma:{tmp_path / 's'}", "second", minilm, LOG, create=True)
     assert other._collection.name == "second"
+    for bad in ("c", "-papers", "papers-", "a..b", "pa pers", "x" * 513):
+        with pytest.raises(ValueError, match=r"collection name .* must be 3-512 characters"):
+            instantiate_vector_store(f"chroma:{tmp_path / 's'}", bad, minilm, LOG, create=True)
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,17 @@ def split_store_uri(path: str) -> tuple[str, str]:
     return scheme, location
 
 
+_CHROMA_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]")
+"""Chroma's rule for collection names: 3-512 of ``[A-Za-z0-9._-]``, alphanumeric at both ends."""
+
+
 def _chroma(location: str, name: str, embeddings: Embeddings, create: bool) -> Any:
+    if not _CHROMA_NAME.fullmatch(name) or ".." in name:
+        raise ValueError(
+            f"Chroma store {location!r}: collection name {name!r} must be 3-512 characters "
+            "from a-z, A-Z, 0-9, '.', '_' and '-', start and end with a letter or digit, "
+            "and hold no '..'"
+        )
     folder = Path(location).expanduser()
     if folder.exists() and not folder.is_dir():
         raise ValueError(
