@@ -140,3 +140,16 @@ def test_review_flow_end_to_end(tmp_path: Path) -> None:
     assert hits[0].metadata["url"] == "https://example.org/data"
     assert hits[0].metadata["year"] == 2021
     assert "Sinha" in hits[0].metadata["authors"]
+
+
+def test_build_refuses_a_bad_collection_name_before_converting(tmp_path: Path) -> None:
+    source = tmp_path / "papers"
+    source.mkdir()
+    (source / "a.md").write_text("# Title\n\nSome text about neurons.\n", encoding="utf-8")
+    result = _cli(
+        "build", str(source), "--store", f"chroma:{tmp_path / 'chroma'}", "--collection", "c"
+    )
+    assert result.returncode == 1, result.stderr
+    assert "collection name 'c' must be 3-512 characters" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (source / ".klea-cache").exists()  # nothing was converted

@@ -373,8 +373,12 @@ def build(
     chunks are then streamed one file at a time into :func:`store_all`. Without a
     ``metadata_map_path`` the template is (re)generated from the extracted metadata and used
     as the map, so ``build`` needs no prior ``chunk`` (at the cost of no review step).
-    ``fts5_path`` and ``fts5_stemming`` are :func:`store_all`'s.
+    ``fts5_path`` and ``fts5_stemming`` are :func:`store_all`'s. The store URI and the
+    collection name are checked first, so a bad one fails before any conversion.
     """
+    from klea_utils.stores.utils import check_store_target
+
+    check_store_target(store_uri, collection_name)
     source = Path(source_dir).resolve()
     if metadata_map_path:
         builder.metadata_map_path = Path(metadata_map_path).resolve()  # type: ignore[misc]

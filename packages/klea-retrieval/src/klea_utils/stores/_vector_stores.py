@@ -10,7 +10,13 @@ from typing import Any
 from klea_utils.stores._extras import import_extra
 from langchain_core.embeddings import Embeddings
 
-__all__ = ["CHROMA_HNSW_SPACE", "VECTOR_SCHEMES", "drop_collection", "instantiate_vector_store"]
+__all__ = [
+    "CHROMA_HNSW_SPACE",
+    "VECTOR_SCHEMES",
+    "check_store_target",
+    "drop_collection",
+    "instantiate_vector_store",
+]
 
 CHROMA_HNSW_SPACE = "cosine"
 """HNSW distance space of Chroma collections created by Klea (scores are cosine similarities)."""
@@ -41,13 +47,26 @@ _CHROMA_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]")
 """Chroma's rule for collection names: 3-512 of ``[A-Za-z0-9._-]``, alphanumeric at both ends."""
 
 
-def _chroma(location: str, name: str, embeddings: Embeddings, create: bool) -> Any:
-    if not _CHROMA_NAME.fullmatch(name) or ".." in name:
+def check_store_target(path: str, name: str) -> tuple[str, str]:
+    """Check a store URI and collection name before any work; return ``(scheme, location)``.
+
+    Raises:
+        ValueError: The URI is malformed, the name empty, or (Chroma) outside Chroma's
+            naming rule; the message names the store and the name.
+    """
+    scheme, location = split_store_uri(path)
+    if not name:
+        raise ValueError(f"store {path!r}: collection name must be non-empty")
+    if scheme == "chroma" and (not _CHROMA_NAME.fullmatch(name) or ".." in name):
         raise ValueError(
             f"Chroma store {location!r}: collection name {name!r} must be 3-512 characters "
             "from a-z, A-Z, 0-9, '.', '_' and '-', start and end with a letter or digit, "
             "and hold no '..'"
         )
+    return scheme, location
+
+
+def _chroma(location: str, name: str, embeddings: Embeddings, create: bool) -> Any:
     folder = Path(location).expanduser()
     if folder.exists() and not folder.is_dir():
         raise ValueError(
@@ -128,9 +147,7 @@ def instantiate_vector_store(
         FileNotFoundError: If ``create`` is False and a local Chroma store or collection
             does not exist.
     """
-    scheme, location = split_store_uri(path)
-    if not name:
-        raise ValueError(f"store {path!r}: collection name must be non-empty")
+    scheme, location = check_store_target(path, name)
     logger.debug("opening %s store %r collection %r", scheme, location, name)
     if scheme == "chroma":
         return _chroma(location, name, embeddings, create)

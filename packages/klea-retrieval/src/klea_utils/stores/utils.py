@@ -40,6 +40,7 @@ from klea_utils.stores._rerank import (
 )
 from klea_utils.stores._vector_stores import (
     CHROMA_HNSW_SPACE,
+    check_store_target,
     drop_collection,
     instantiate_vector_store,
 )
@@ -58,6 +59,7 @@ __all__ = [
     "STORES_CONFIG_META_KEY",
     "TEMPLATE_FILE_NAME",
     "_host_stores_config_path",
+    "check_store_target",
     "cross_encoder_rerank",
     "display_person_names",
     "drop_collection",
