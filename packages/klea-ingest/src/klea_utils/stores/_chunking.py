@@ -140,7 +140,7 @@ class Chunker:
             text = normalize_text(self._chunker.contextualize(chunk=chunk)).strip()
             if not text:
                 continue
-            headings = [normalize_text(h) for h in (chunk.meta.headings or [])]
+            headings = [normalize_text(h) for h in (getattr(chunk.meta, "headings", None) or [])]
             docs.append(
                 Document(
                     page_content=text,

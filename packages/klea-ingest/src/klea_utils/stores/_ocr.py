@@ -87,7 +87,9 @@ def ocr_pdf_pages(path: Path, *, language: str = "eng") -> list[list[str]]:
 
 def ocr_pdf(path: Path, *, language: str = "eng") -> object:
     """OCR the PDF at ``path`` into a ``DoclingDocument`` (one text item per paragraph)."""
-    from docling_core.types.doc import DocItemLabel, DoclingDocument, Size
+    from docling_core.types.doc.base import Size
+    from docling_core.types.doc.document import DoclingDocument
+    from docling_core.types.doc.labels import DocItemLabel
 
     pages = ocr_pdf_pages(path, language=language)
     doc = DoclingDocument(name=Path(path).stem)

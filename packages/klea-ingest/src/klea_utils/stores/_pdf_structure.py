@@ -92,7 +92,8 @@ def restructure_native_pdf(doc: Any) -> Any:
     ``doc`` must come from the native PDF pipeline (text items carry page provenance).
     A document without text items is returned unchanged.
     """
-    from docling_core.types.doc import DocItemLabel, DoclingDocument
+    from docling_core.types.doc.document import DoclingDocument
+    from docling_core.types.doc.labels import DocItemLabel
 
     lines = _lines(doc)
     if not lines:

@@ -208,7 +208,7 @@ def file_entry_for(
     Raises:
         MetadataMapError: When the map has no entry for the file (naming both).
     """
-    entry = metadata_map.get(file_name)
+    entry: Mapping[str, Any] | None = metadata_map.get(file_name)
     if entry is None:
         where = f"{map_path}: " if map_path else ""
         raise MetadataMapError(

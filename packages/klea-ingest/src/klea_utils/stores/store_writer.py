@@ -88,7 +88,7 @@ def embeddings_for(builder: _Builder) -> Any:
     spec = builder.embedding_model
     with _EMBEDDINGS_LOCK:
         if spec not in _EMBEDDINGS:
-            device = getattr(builder, "device", "auto")
+            device: Any = getattr(builder, "device", "auto")  # load_embeddings checks it
             _EMBEDDINGS[spec] = load_embeddings(spec, device=device)
         return _EMBEDDINGS[spec]
 
@@ -335,7 +335,7 @@ def load_and_fold_results(
     source_dir = Path(source_dir).resolve()
     map_path: Path | None = Path(metadata_map_path).resolve() if metadata_map_path else None
     if map_path is not None and hasattr(builder, "metadata_map_path"):
-        builder.metadata_map_path = map_path  # type: ignore[misc]
+        builder.metadata_map_path = map_path
     if map_path is None and template_path(source_dir).is_file():
         map_path = template_path(source_dir)
         builder.logger.info("No --metadata-map given: using the template %s", map_path)
@@ -381,7 +381,7 @@ def build(
     check_store_target(store_uri, collection_name)
     source = Path(source_dir).resolve()
     if metadata_map_path:
-        builder.metadata_map_path = Path(metadata_map_path).resolve()  # type: ignore[misc]
+        builder.metadata_map_path = Path(metadata_map_path).resolve()  # type: ignore[attr-defined]
     file_headings = builder.chunk_all(  # type: ignore[attr-defined]
         source, force=force, worker_mem_limit=worker_mem_limit, worker_batch_size=worker_batch_size
     )
