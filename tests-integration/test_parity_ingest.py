@@ -32,7 +32,7 @@ import sqlite3
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -234,30 +234,8 @@ def test_fts5_index_passes_integrity_check(built: Built) -> None:
     assert asyncio.run(check()) is True
 
 
-def test_tokenizer_reproduces_the_fts5_vocabulary(built: Built, tmp_path: Path) -> None:
-    copy = tmp_path / "copy.sqlite"
-    shutil.copyfile(built.fts5, copy)
-    connection = sqlite3.connect(copy)
-    try:
-        connection.execute('CREATE VIRTUAL TABLE "vocab" USING fts5vocab("documents_fts", "col")')
-        rows = connection.execute('SELECT "term", "col", "cnt" FROM "vocab"').fetchall()
-    finally:
-        connection.close()
-    from_fts5 = {(term, col): count for term, col, count in rows}
-
-    tokenizer = Unicode61Tokenizer()
-    from_tokenizer: Counter[tuple[str, str]] = Counter()
-    for document in built.documents.values():
-        for col in ("title", "abstract", "body"):
-            for word in tokenizer.words(getattr(document, col)):
-                from_tokenizer[word, col] += 1
-
-    assert rows, "the FTS5 index holds no terms"
-    assert {term for term, _ in from_fts5} == {term for term, _ in from_tokenizer}
-    assert from_fts5 == dict(from_tokenizer)
-
-
 def _vocabulary(path: Path) -> dict[tuple[str, str], int]:
+    """Every (term, column) of the FTS5 index at ``path`` with its count, via ``fts5vocab``."""
     connection = sqlite3.connect(path)
     try:
         connection.execute('CREATE VIRTUAL TABLE "vocab" USING fts5vocab("documents_fts", "col")')
@@ -265,6 +243,24 @@ def _vocabulary(path: Path) -> dict[tuple[str, str], int]:
     finally:
         connection.close()
     return {(term, col): count for term, col, count in rows}
+
+
+def _tokenized(documents: Iterable[SearchDocument], tokenizer: Any) -> dict[tuple[str, str], int]:
+    """The same counts, from ``tokenizer`` over every stored field."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for document in documents:
+        for col in ("title", "abstract", "body"):
+            for word in tokenizer.words(getattr(document, col)):
+                counts[word, col] += 1
+    return dict(counts)
+
+
+def test_tokenizer_reproduces_the_fts5_vocabulary(built: Built, tmp_path: Path) -> None:
+    copy = tmp_path / "copy.sqlite"
+    shutil.copyfile(built.fts5, copy)
+    from_fts5 = _vocabulary(copy)
+    assert from_fts5, "the FTS5 index holds no terms"
+    assert from_fts5 == _tokenized(built.documents.values(), Unicode61Tokenizer())
 
 
 def test_an_ingested_index_switched_to_stemming_agrees_with_stemmed_bm25(
@@ -283,13 +279,7 @@ def test_an_ingested_index_switched_to_stemming_agrees_with_stemmed_bm25(
     assert result.returncode == 0, result.stderr
     assert "with stemming" in result.stdout
 
-    stemmer = PorterTokenizer()
-    expected: Counter[tuple[str, str]] = Counter()
-    for document in built.documents.values():
-        for col in ("title", "abstract", "body"):
-            for word in stemmer.words(getattr(document, col)):
-                expected[word, col] += 1
-    assert _vocabulary(copy) == dict(expected)
+    assert _vocabulary(copy) == _tokenized(built.documents.values(), PorterTokenizer())
 
     stores = [
         BM25StoreInfo(

@@ -16,10 +16,10 @@ from sci_etl_core.search.compile_fts5 import (
     to_filter_expression,
     to_match_expression,
 )
-from sci_etl_core.search.evaluate import matches
 from sci_etl_core.search.parser import parse_query
 from sci_etl_core.search.query import And, Near, Node, Not, Or, Phrase, Term
 from sci_etl_core.search.store_base import SearchDocument
+from search_fts5_oracle import expected, fts5_filter, fts5_match, fts5_oracle, load
 from search_strategies import documents, query_nodes, query_text
 
 CORPORA = st.lists(documents(), min_size=1, max_size=6)
@@ -27,42 +27,8 @@ CORPORA = st.lists(documents(), min_size=1, max_size=6)
 
 @pytest.fixture(scope="module")
 def db() -> Iterator[sqlite3.Connection]:
-    connection = sqlite3.connect(":memory:")
-    connection.execute("CREATE TABLE documents(doc_id INTEGER PRIMARY KEY)")
-    connection.execute(
-        "CREATE VIRTUAL TABLE documents_fts USING fts5(title, abstract, body, "
-        "tokenize = 'unicode61 remove_diacritics 2')"
-    )
-    yield connection
-    connection.close()
-
-
-def load(db: sqlite3.Connection, docs: list[SearchDocument]) -> None:
-    db.execute("DELETE FROM documents")
-    db.execute("DELETE FROM documents_fts")
-    for doc_id, doc in enumerate(docs, start=1):
-        db.execute("INSERT INTO documents(doc_id) VALUES (?)", (doc_id,))
-        db.execute(
-            "INSERT INTO documents_fts(rowid, title, abstract, body) VALUES (?, ?, ?, ?)",
-            (doc_id, doc.title, doc.abstract, doc.body),
-        )
-
-
-def expected(node: Node, docs: list[SearchDocument]) -> set[int]:
-    return {i for i, doc in enumerate(docs, start=1) if matches(node, doc)}
-
-
-def fts5_match(db: sqlite3.Connection, node: Node) -> set[int]:
-    rows = db.execute(
-        "SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?", (to_match_expression(node),)
-    )
-    return {row[0] for row in rows}
-
-
-def fts5_filter(db: sqlite3.Connection, node: Node) -> set[int]:
-    sql, params = to_filter_expression(node)
-    rows = db.execute(f"SELECT d.doc_id FROM documents d WHERE {sql}", params)
-    return {row[0] for row in rows}
+    with fts5_oracle("unicode61 remove_diacritics 2") as connection:
+        yield connection
 
 
 @given(query_nodes(), CORPORA)

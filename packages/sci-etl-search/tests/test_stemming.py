@@ -13,12 +13,13 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from sci_etl_core.search.compile_fts5 import is_rankable, to_filter_expression, to_match_expression
-from sci_etl_core.search.evaluate import matches
+from sci_etl_core.search.compile_fts5 import is_rankable
 from sci_etl_core.search.query import And, Near, Node, Not, Or, Phrase, Term
 from sci_etl_core.search.stemming import FTS5_PORTER_TOKENIZE, PorterTokenizer, porter_stem
 from sci_etl_core.search.store_base import SearchDocument
 from sci_etl_core.search.tokenize import Token, Tokenizer, Unicode61Tokenizer
+from search_fts5_oracle import expected as oracle_expected
+from search_fts5_oracle import fts5_filter, fts5_match, fts5_oracle, load
 from search_strategies import PREFIXES, VOCABULARY, documents, query_nodes, record_ids, tricky_text
 
 PORTER = PorterTokenizer()
@@ -382,42 +383,12 @@ def porter_queries() -> st.SearchStrategy[Node]:
 
 @pytest.fixture(scope="module")
 def db() -> Iterator[sqlite3.Connection]:
-    connection = sqlite3.connect(":memory:")
-    connection.execute("CREATE TABLE documents(doc_id INTEGER PRIMARY KEY)")
-    connection.execute(
-        "CREATE VIRTUAL TABLE documents_fts USING fts5(title, abstract, body, "
-        f"tokenize = '{FTS5_PORTER_TOKENIZE}')"
-    )
-    yield connection
-    connection.close()
-
-
-def load(db: sqlite3.Connection, docs: list[SearchDocument]) -> None:
-    db.execute("DELETE FROM documents")
-    db.execute("DELETE FROM documents_fts")
-    for doc_id, doc in enumerate(docs, start=1):
-        db.execute("INSERT INTO documents(doc_id) VALUES (?)", (doc_id,))
-        db.execute(
-            "INSERT INTO documents_fts(rowid, title, abstract, body) VALUES (?, ?, ?, ?)",
-            (doc_id, doc.title, doc.abstract, doc.body),
-        )
+    with fts5_oracle(FTS5_PORTER_TOKENIZE) as connection:
+        yield connection
 
 
 def expected(node: Node, docs: list[SearchDocument]) -> set[int]:
-    return {i for i, doc in enumerate(docs, start=1) if matches(node, doc, tokenizer=PORTER)}
-
-
-def fts5_match(db: sqlite3.Connection, node: Node) -> set[int]:
-    rows = db.execute(
-        "SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?", (to_match_expression(node),)
-    )
-    return {row[0] for row in rows}
-
-
-def fts5_filter(db: sqlite3.Connection, node: Node) -> set[int]:
-    sql, params = to_filter_expression(node)
-    rows = db.execute(f"SELECT d.doc_id FROM documents d WHERE {sql}", params)
-    return {row[0] for row in rows}
+    return oracle_expected(node, docs, tokenizer=PORTER)
 
 
 def assert_parity(db: sqlite3.Connection, node: Node, docs: list[SearchDocument]) -> None:
@@ -480,14 +451,16 @@ def test_query_examples(db: sqlite3.Connection, node: Node, rows: set[int]) -> N
     assert expected(node, docs) == rows
 
 
-@pytest.mark.xfail(
-    reason="FTS5 matches prefixes byte-wise; a stem ending in a split character is a "
-    "surrogate-escaped string, which is no string prefix of the whole character",
-    strict=True,
-)
-def test_prefix_of_a_split_character(db: sqlite3.Connection) -> None:
+def test_prefix_of_a_split_character_is_the_known_difference(db: sqlite3.Connection) -> None:
+    """The one inherent difference, pinned so that a change either way is noticed.
+
+    Porter's double-consonant rule can cut the last byte of a character whose last two
+    bytes are equal. FTS5 then compares the prefix's bytes (``a e4 b8``) and finds both
+    documents; Python compares characters, and the surrogate-escaped stem is no string
+    prefix of ``a丸``, so the twin finds neither.
+    """
     docs = [SearchDocument("1", body="a丸"), SearchDocument("2", body="a丸丸 a丼")]
     load(db, docs)
-    node = Term("a丸ed", prefix=True)  # FTS5 searches for the bytes a e4 b8, then anything
+    node = Term("a丸ed", prefix=True)
     assert fts5_match(db, node) == {1, 2}
-    assert expected(node, docs) == {1, 2}
+    assert expected(node, docs) == set()

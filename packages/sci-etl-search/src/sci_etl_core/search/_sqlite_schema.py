@@ -20,6 +20,7 @@ __all__ = [
     "fts_tokenize",
     "migrate",
     "retokenize",
+    "settle_tokenizer",
 ]
 
 UNICODE61_TOKENIZE = "unicode61 remove_diacritics 2"
@@ -179,3 +180,26 @@ def retokenize(connection: sqlite3.Connection, tokenize: str) -> None:
     connection.execute('DROP TABLE "documents_fts"')
     connection.execute(fts_table_sql(tokenize))
     connection.execute('INSERT INTO "documents_fts"("documents_fts") VALUES (\'rebuild\')')
+
+
+def settle_tokenizer(connection: sqlite3.Connection, wanted: str | None) -> str:
+    """Return the file's tokenizer after opening, re-creating an empty index as ``wanted``.
+
+    A file holding documents keeps its tokenizer whatever is ``wanted``; re-tokenizing
+    it is an explicit ``rebuild_index``. The connection must be in autocommit mode.
+    """
+    found = fts_tokenize(connection)
+    if wanted is None or wanted == found:
+        return found
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        empty = connection.execute('SELECT NOT EXISTS (SELECT 1 FROM "documents")').fetchone()[0]
+        if empty:
+            retokenize(connection, wanted)
+            found = wanted
+        connection.execute("COMMIT")
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+    return found

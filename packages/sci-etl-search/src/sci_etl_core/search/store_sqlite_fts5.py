@@ -11,7 +11,12 @@ from pathlib import Path
 from sci_etl_core.exceptions import SearchStoreError
 from sci_etl_core.search import _sqlite_sql as sql
 from sci_etl_core.search._sqlite_hits import MARKS, decode_metadata, read_hits, snippet_fault
-from sci_etl_core.search._sqlite_schema import UNICODE61_TOKENIZE, fts_tokenize, retokenize
+from sci_etl_core.search._sqlite_schema import (
+    UNICODE61_TOKENIZE,
+    fts_tokenize,
+    retokenize,
+    settle_tokenizer,
+)
 from sci_etl_core.search._sqlite_worker import SqliteWorker
 from sci_etl_core.search._store_checks import (
     check_facet_request,
@@ -181,7 +186,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
 
     def _on_open(self, connection: sqlite3.Connection, found_version: int) -> None:
         connection.create_function("tag_in_range", 3, tag_in_range, deterministic=True)
-        self._open_tokenizer(connection)
+        self._file_tokenize = settle_tokenizer(connection, self._wanted_tokenize)
         row = connection.execute(
             'SELECT "value" FROM "index_settings" WHERE "name" = ?', (_BUILT_KEYS,)
         ).fetchone()
@@ -199,25 +204,6 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
                 f"is not JSON ({exc})"
             ) from exc
         self._built = frozenset(str(key) for key in built)
-
-    def _open_tokenizer(self, connection: sqlite3.Connection) -> None:
-        found = fts_tokenize(connection)
-        wanted = self._wanted_tokenize
-        if wanted is not None and wanted != found:
-            connection.execute("BEGIN IMMEDIATE")
-            try:
-                empty = connection.execute(
-                    'SELECT NOT EXISTS (SELECT 1 FROM "documents")'
-                ).fetchone()[0]
-                if empty:
-                    retokenize(connection, wanted)
-                    found = wanted
-                connection.execute("COMMIT")
-            except BaseException:
-                if connection.in_transaction:
-                    connection.execute("ROLLBACK")
-                raise
-        self._file_tokenize = found
 
     def _require_tokenizer(self) -> None:
         wanted, found = self._wanted_tokenize, self._file_tokenize
