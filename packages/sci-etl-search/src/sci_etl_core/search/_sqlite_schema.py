@@ -14,6 +14,7 @@ import sqlite3
 __all__ = [
     "MIGRATIONS",
     "OWN_TABLES",
+    "REBUILD_INDEX",
     "SCHEMA_VERSION",
     "UNICODE61_TOKENIZE",
     "fts_table_sql",
@@ -22,6 +23,9 @@ __all__ = [
     "retokenize",
     "settle_tokenizer",
 ]
+
+REBUILD_INDEX = 'INSERT INTO "documents_fts"("documents_fts") VALUES (\'rebuild\')'
+"""Re-tokenize every stored document into the FTS5 index (FTS5's ``rebuild`` command)."""
 
 UNICODE61_TOKENIZE = "unicode61 remove_diacritics 2"
 """The FTS5 ``tokenize`` argument of an index built without stemming."""
@@ -179,7 +183,7 @@ def retokenize(connection: sqlite3.Connection, tokenize: str) -> None:
     """
     connection.execute('DROP TABLE "documents_fts"')
     connection.execute(fts_table_sql(tokenize))
-    connection.execute('INSERT INTO "documents_fts"("documents_fts") VALUES (\'rebuild\')')
+    connection.execute(REBUILD_INDEX)
 
 
 def settle_tokenizer(connection: sqlite3.Connection, wanted: str | None) -> str:

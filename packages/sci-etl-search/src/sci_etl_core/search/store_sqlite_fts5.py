@@ -12,6 +12,7 @@ from sci_etl_core.exceptions import SearchStoreError
 from sci_etl_core.search import _sqlite_sql as sql
 from sci_etl_core.search._sqlite_hits import MARKS, decode_metadata, read_hits, snippet_fault
 from sci_etl_core.search._sqlite_schema import (
+    REBUILD_INDEX,
     UNICODE61_TOKENIZE,
     fts_tokenize,
     retokenize,
@@ -205,8 +206,11 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
             ) from exc
         self._built = frozenset(str(key) for key in built)
 
-    def _require_tokenizer(self) -> None:
+    def _require_tokenizer(self, query: Node | None) -> None:
+        """Refuse a query while the file's tokenizer differs from the one asked for."""
         wanted, found = self._wanted_tokenize, self._file_tokenize
+        if query is None:
+            return
         if wanted is not None and found is not None and wanted != found:
             built = "with" if found == FTS5_PORTER_TOKENIZE else "without"
             raise SearchStoreError(
@@ -319,7 +323,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         )
 
         def read(connection: sqlite3.Connection) -> list[TextHit]:
-            self._require_tokenizer()
+            self._require_tokenizer(node)
             self._require_built(item.key for item in filters)
             tokenizer = self.tokenizer
             if fast:
@@ -353,8 +357,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         statement, params = sql.filter_ids_sql(node, filters)
 
         def read(connection: sqlite3.Connection) -> frozenset[str]:
-            if node is not None:
-                self._require_tokenizer()
+            self._require_tokenizer(node)
             self._require_built(item.key for item in filters)
             return frozenset(row[0] for row in connection.execute(statement, params))
 
@@ -404,8 +407,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         }
 
         def read(connection: sqlite3.Connection) -> dict[str, tuple[tuple[str, int], ...]]:
-            if node is not None:
-                self._require_tokenizer()
+            self._require_tokenizer(node)
             self._require_built([*keys, *(item.key for item in filters)])
             result: dict[str, tuple[tuple[str, int], ...]] = {}
             connection.execute("BEGIN")
@@ -437,8 +439,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         ]
 
         def read(connection: sqlite3.Connection) -> tuple[int, ...]:
-            if node is not None:
-                self._require_tokenizer()
+            self._require_tokenizer(node)
             self._require_built([*(r.key for r in ranges), *(f.key for f in filters)])
             connection.execute("BEGIN")
             try:
@@ -479,21 +480,17 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         """
 
         def run(connection: sqlite3.Connection) -> None:
+            # A failing statement is rolled back by the worker, leaving the old index.
             connection.execute("BEGIN IMMEDIATE")
-            try:
-                wanted = self._wanted_tokenize
-                if wanted is not None and wanted != fts_tokenize(connection):
-                    retokenize(connection, wanted)
-                else:
-                    connection.execute(
-                        'INSERT INTO "documents_fts"("documents_fts") VALUES (\'rebuild\')'
-                    )
-                connection.execute("COMMIT")
-            except BaseException:
-                if connection.in_transaction:
-                    connection.execute("ROLLBACK")
-                raise
-            self._file_tokenize = fts_tokenize(connection)
+            found = fts_tokenize(connection)
+            wanted = self._wanted_tokenize
+            if wanted is not None and wanted != found:
+                retokenize(connection, wanted)
+                found = wanted
+            else:
+                connection.execute(REBUILD_INDEX)
+            connection.execute("COMMIT")
+            self._file_tokenize = found
 
         await self._worker.run("rebuild the FTS5 index", run)
 

@@ -14,6 +14,7 @@ from klea_utils.stores.exceptions import StoreBackendError
 from klea_utils.stores.retrieval.fts5_index import open_fts5_store
 from klea_utils.stores.utils import normalize_text
 from langchain_core.documents import Document
+from sci_etl_core.exceptions import SearchStoreError
 
 __all__ = ["QUERY_STOPWORDS", "Fts5Bm25Index", "fts5_query"]
 
@@ -100,8 +101,6 @@ class Fts5Bm25Index:
         self._store = open_fts5_store(self.path, stemming=stemming)
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
-        from sci_etl_core.exceptions import SearchStoreError
-
         try:
             return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
         except SearchStoreError as exc:
