@@ -64,3 +64,24 @@ def fts5_filter(db: sqlite3.Connection, node: Node) -> set[int]:
     sql, params = to_filter_expression(node)
     rows = db.execute(f"SELECT d.doc_id FROM documents d WHERE {sql}", params)
     return {row[0] for row in rows}
+
+
+@contextmanager
+def vocab_oracle(tokenize: str) -> Iterator[sqlite3.Connection]:
+    """An in-memory one-column FTS5 table ``t`` using ``tokenize``, read through ``v``."""
+    connection = sqlite3.connect(":memory:")
+    connection.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '{tokenize}')")
+    connection.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
+    try:
+        yield connection
+    finally:
+        connection.close()
+
+
+def indexed_terms(db: sqlite3.Connection, text: str) -> list[bytes]:
+    """The terms FTS5 indexes for ``text``, in order, as bytes (a stem need not be UTF-8)."""
+    db.execute("DELETE FROM t")
+    db.execute("INSERT INTO t(rowid, x) VALUES (1, ?)", (text,))
+    rows = db.execute("SELECT offset, CAST(term AS BLOB) FROM v ORDER BY offset").fetchall()
+    assert [offset for offset, _ in rows] == list(range(len(rows)))
+    return [term for _, term in rows]

@@ -19,7 +19,14 @@ from sci_etl_core.search.stemming import FTS5_PORTER_TOKENIZE, PorterTokenizer, 
 from sci_etl_core.search.store_base import SearchDocument
 from sci_etl_core.search.tokenize import Token, Tokenizer, Unicode61Tokenizer
 from search_fts5_oracle import expected as oracle_expected
-from search_fts5_oracle import fts5_filter, fts5_match, fts5_oracle, load
+from search_fts5_oracle import (
+    fts5_filter,
+    fts5_match,
+    fts5_oracle,
+    indexed_terms,
+    load,
+    vocab_oracle,
+)
 from search_strategies import PREFIXES, VOCABULARY, documents, query_nodes, record_ids, tricky_text
 
 PORTER = PorterTokenizer()
@@ -194,20 +201,11 @@ WORD_EXAMPLES: list[tuple[str, str]] = [
 
 @pytest.fixture(scope="module")
 def vocab() -> Iterator[sqlite3.Connection]:
-    db = sqlite3.connect(":memory:")
-    db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '{FTS5_PORTER_TOKENIZE}')")
-    db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
-    yield db
-    db.close()
+    with vocab_oracle(FTS5_PORTER_TOKENIZE) as db:
+        yield db
 
 
-def fts5_terms(db: sqlite3.Connection, text: str) -> list[bytes]:
-    """The terms FTS5 indexes for ``text``, in order, as bytes (a stem need not be UTF-8)."""
-    db.execute("DELETE FROM t")
-    db.execute("INSERT INTO t(rowid, x) VALUES (1, ?)", (text,))
-    rows = db.execute("SELECT offset, CAST(term AS BLOB) FROM v ORDER BY offset").fetchall()
-    assert [offset for offset, _ in rows] == list(range(len(rows)))
-    return [term for _, term in rows]
+fts5_terms = indexed_terms
 
 
 def as_bytes(stems: list[str]) -> list[bytes]:

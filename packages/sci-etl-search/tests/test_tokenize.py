@@ -14,6 +14,7 @@ from sci_etl_core.search.tokenize import (
     Tokenizer,
     Unicode61Tokenizer,
 )
+from search_fts5_oracle import indexed_terms, vocab_oracle
 from search_strategies import tricky_text
 
 TOKENIZER = Unicode61Tokenizer()
@@ -25,19 +26,12 @@ def texts(text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def fts5() -> Iterator[sqlite3.Connection]:
-    db = sqlite3.connect(":memory:")
-    db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'unicode61 remove_diacritics 2')")
-    db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
-    yield db
-    db.close()
+    with vocab_oracle("unicode61 remove_diacritics 2") as db:
+        yield db
 
 
 def fts5_tokens(db: sqlite3.Connection, text: str) -> list[str]:
-    db.execute("DELETE FROM t")
-    db.execute("INSERT INTO t(rowid, x) VALUES (1, ?)", (text,))
-    rows = db.execute("SELECT offset, term FROM v ORDER BY offset").fetchall()
-    assert [offset for offset, _ in rows] == list(range(len(rows)))
-    return [term for _, term in rows]
+    return [term.decode("utf-8") for term in indexed_terms(db, text)]
 
 
 @pytest.mark.parametrize(
