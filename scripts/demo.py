@@ -154,7 +154,7 @@ def klea_answers(stores: Path, questions: list[str], top_k: int) -> None:
 
 
 def papers_from_corpus(bm25: Path) -> tuple[list[Paper], dict[str, str]]:
-    from klea_utils.stores._bm25_corpus import iter_corpus
+    from klea_utils.stores._ingest.bm25_corpus import iter_corpus
     from klea_utils.stores.utils import display_person_names
 
     chunks: dict[str, list[str]] = defaultdict(list)

@@ -66,8 +66,8 @@ def queries(n: int) -> list[str]:
 def worker(backend: str, size: int, n_queries: int) -> dict[str, float]:
     """Run one (backend, size) measurement in this process; returns the figures."""
     from klea_utils.stores.config import BM25StoreInfo, PerDomainConfig, RetrieverConfig
+    from klea_utils.stores.fts5_writer import write_fts5_chunks
     from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager
-    from klea_utils.stores.retrieval.fts5_index import write_fts5_chunks
     from langchain_core.documents import Document
 
     docs = [Document(id=i, page_content=t, metadata=m) for i, t, m in make_chunks(size)]

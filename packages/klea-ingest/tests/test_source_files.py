@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores import _source_files
-from klea_utils.stores._source_files import (
+from klea_utils.stores import source_files as _source_files
+from klea_utils.stores.ingest_exceptions import SourceLayoutError
+from klea_utils.stores.source_files import (
     find_source_files,
     find_unique_source_files,
     supported_extensions,
 )
-from klea_utils.stores.ingest_exceptions import SourceLayoutError
 
 
 def _touch(path: Path) -> Path:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from ingest_store_support import CountingEmbeddings, make_builder, minilm, write_source
-from klea_utils.stores._bm25_corpus import read_corpus
+from klea_utils.stores._ingest.bm25_corpus import read_corpus
 from klea_utils.stores.ingest_exceptions import IngestError, SourceLayoutError
 from klea_utils.stores.store_writer import store_all
 from klea_utils.stores.utils import instantiate_vector_store
@@ -241,25 +241,25 @@ def test_fts5_index_is_incremental(tmp_path: Path, embeddings: CountingEmbedding
 def test_fts5_index_repaired_after_an_interrupted_file(
     tmp_path: Path, embeddings: CountingEmbeddings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from klea_utils.stores.retrieval import fts5_index
+    from klea_utils.stores import fts5_writer
 
     source, uri, fts = tmp_path / "src", f"chroma:{tmp_path / 's'}", tmp_path / "lex.sqlite"
     builder = make_builder(embeddings)
     results = [write_source(source, "a.md", _paras("a", 2))]
     store_all(builder, iter(results), uri, "papers", source, fts5_path=str(fts))
-    real_write = fts5_index.write_fts5_chunks
+    real_write = fts5_writer.write_fts5_chunks
 
     def write_then_die(path, docs_with_ids, **kwargs):
         real_write(path, list(docs_with_ids)[:3], **kwargs)  # part of the file, then killed
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(fts5_index, "write_fts5_chunks", write_then_die)
+    monkeypatch.setattr(fts5_writer, "write_fts5_chunks", write_then_die)
     results[0] = write_source(source, "a.md", _paras("a-long", 5))
     with pytest.raises(KeyboardInterrupt):
         store_all(builder, iter(results), uri, "papers", source, fts5_path=str(fts))
     sidecar = json.loads((tmp_path / "lex.sqlite.klea.json").read_text())
     assert sidecar["files"]["a.md"]["complete"] is False
-    monkeypatch.setattr(fts5_index, "write_fts5_chunks", real_write)
+    monkeypatch.setattr(fts5_writer, "write_fts5_chunks", real_write)
 
     # the rerun (the file shrank meanwhile) drops every id the interrupted run wrote
     results[0] = write_source(source, "a.md", _paras("a-short", 1))
@@ -283,27 +283,6 @@ def test_fts5_index_of_another_collection_or_tool_is_refused(
     (tmp_path / "lex.sqlite.klea.json").write_text(json.dumps({"collection": "one"}))
     assert store_all(builder, res, uri, "one", source, fts5_path=str(fts)).fts5_chunks == 1
     assert sorted(_fts5_contents(fts)) == ["a.md:0"]
-
-
-def test_fts5_index_without_the_extra_names_it(
-    tmp_path: Path, embeddings: CountingEmbeddings, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from klea_utils.stores.exceptions import MissingExtraError
-
-    monkeypatch.setitem(sys.modules, "sci_etl_core.search", None)
-    source = tmp_path / "src"
-    res = [write_source(source, "a.md", _paras("a", 1))]
-    with pytest.raises(MissingExtraError, match=r"klea-ingest\[fts5\]"):
-        store_all(
-            make_builder(embeddings),
-            res,
-            f"chroma:{tmp_path / 's'}",
-            "c",
-            source,
-            fts5_path=str(tmp_path / "lex.sqlite"),
-        )
-    assert not (source / ".klea-cache" / "c.manifest.json").exists()
-    assert not (tmp_path / "lex.sqlite").exists()
 
 
 _CRASH_SCRIPT = """

@@ -82,12 +82,12 @@ def test_a_stemming_store_matches_other_forms_of_a_word(tmp_path):
 
 
 def test_stemmed_pickle_and_stemmed_fts5_find_the_same_chunks(tmp_path):
-    from klea_utils.stores.retrieval.fts5_index import write_fts5_chunks
+    from retrieval_support import write_fts5_index
 
     docs = corpus_documents()
     pickle_path = write_corpus_pickle(tmp_path / "c.pkl", docs)
     fts5_path = tmp_path / "c.sqlite"
-    write_fts5_chunks(fts5_path, [(d.id, d) for d in docs], stemming=True)
+    write_fts5_index(fts5_path, docs, stemming=True)
     expected = {
         "predicting imaged": {"jones2015.pdf:0", "jones2015.pdf:1"},
         "inhibiting networks": {"sinha2021.pdf:1"},
@@ -102,10 +102,10 @@ def test_stemmed_pickle_and_stemmed_fts5_find_the_same_chunks(tmp_path):
 
 
 def test_a_stemming_setting_the_fts5_index_disagrees_with_names_the_fix(tmp_path):
-    from klea_utils.stores.retrieval.fts5_index import write_fts5_chunks
+    from retrieval_support import write_fts5_index
 
     path = tmp_path / "plain.sqlite"
-    write_fts5_chunks(path, [(d.id, d) for d in corpus_documents()])
+    write_fts5_index(path, corpus_documents())
     mgr = stemmed_manager(f"fts5:{path}")
     with pytest.raises(StoreBackendError, match=r"fts5:.*plain\.sqlite.*without stemming.*"):
         mgr.retrieve("neuro", "predicting")

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._filter_dsl import canonicalize, is_number, split_leaf
+from klea_utils.stores._retrieval.filter_dsl import canonicalize, is_number, split_leaf
 from klea_utils.stores.filters import (
     filter_docs_by_metadata,
     qdrant_payload_filter,

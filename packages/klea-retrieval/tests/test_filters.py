@@ -270,7 +270,7 @@ def test_restrict_only_keeps_allowed_fields(f: dict[str, Any], allowed: set[str]
     out = restrict_metadata_filter(f, allowed)
     if out is not None:
         assert _is_canonical(out)
-        from klea_utils.stores._filter_dsl import referenced_fields
+        from klea_utils.stores._retrieval.filter_dsl import referenced_fields
 
         assert referenced_fields(out) <= allowed
     everything = restrict_metadata_filter(f, {"s", "n", "l"})

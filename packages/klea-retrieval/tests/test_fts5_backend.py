@@ -1,4 +1,4 @@
-"""The fts5: BM25 backend: ingestion writer helpers and the manager reading them."""
+"""The fts5: BM25 backend: the manager reading an index in klea's layout."""
 
 from __future__ import annotations
 
@@ -9,12 +9,8 @@ from klea_utils.stores.config import BM25StoreInfo, PerDomainConfig, RetrieverCo
 from klea_utils.stores.langchain_bm25 import BM25Retriever
 from klea_utils.stores.retrieval._fts5 import Fts5Bm25Index, fts5_query
 from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager
-from klea_utils.stores.retrieval.fts5_index import (
-    awrite_fts5_chunks,
-    delete_fts5_ids,
-    write_fts5_chunks,
-)
-from retrieval_support import corpus_documents
+from klea_utils.stores.retrieval.fts5_index import search_document
+from retrieval_support import corpus_documents, delete_fts5_records, write_fts5_index
 
 LOG = logging.getLogger("test-fts5")
 
@@ -23,7 +19,7 @@ LOG = logging.getLogger("test-fts5")
 def index_path(tmp_path):
     path = tmp_path / "idx" / "bm25.sqlite"
     docs = corpus_documents()
-    assert write_fts5_chunks(path, [(d.id, d) for d in docs], batch_size=4) == len(docs)
+    assert write_fts5_index(path, docs) == len(docs)
     return path
 
 
@@ -56,7 +52,7 @@ def test_fts5_filters_deletion_and_replacement(index_path):
     hits = mgr.retrieve("neuro", "neurons", metadata_filter={"year": {"$lt": 2016}})
     assert hits
     assert all(d.metadata["year"] < 2016 for d, _ in hits)
-    delete_fts5_ids(index_path, ["jones2015.pdf:0", "unknown:9"])
+    delete_fts5_records(index_path, ["jones2015.pdf:0", "unknown:9"])
     after = mgr.retrieve("neuro", "calcium imaging")
     assert "jones2015.pdf:0" not in [d.id for d, _ in after]
     index = config_index(mgr)
@@ -69,10 +65,10 @@ def config_index(mgr: BM25RetrieverManager) -> Fts5Bm25Index:
     return store.loaded_object
 
 
-async def test_async_writer_inside_an_event_loop(tmp_path):
+def test_empty_queries_and_double_close(tmp_path):
     docs = corpus_documents()[:2]
     path = tmp_path / "a.sqlite"
-    assert await awrite_fts5_chunks(path, [(d.id, d) for d in docs]) == 2
+    assert write_fts5_index(path, docs) == 2
     index = Fts5Bm25Index(path)
     try:
         assert index.count() == 2
@@ -88,7 +84,7 @@ def test_missing_index_warns_and_bad_ids_are_rejected(tmp_path, caplog):
         assert manager(tmp_path / "none.sqlite").retrieve("neuro", "neurons") == []
     assert "none.sqlite" in caplog.text
     with pytest.raises(ValueError, match="chunk id"):
-        write_fts5_chunks(tmp_path / "x.sqlite", [("", corpus_documents()[0])])
+        search_document("", corpus_documents()[0])
 
 
 def test_query_builder_splits_like_fts5():

@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from klea_utils.stores.retrieval.fts5_index import write_fts5_chunks
 from klea_utils.stores.retrieve_cli import main
-from retrieval_support import build_tiny_cross_encoder, corpus_documents, write_corpus_pickle
+from retrieval_support import (
+    build_tiny_cross_encoder,
+    corpus_documents,
+    write_corpus_pickle,
+    write_fts5_index,
+)
 
 
 @pytest.fixture
@@ -15,7 +19,7 @@ def stores_json(tmp_path):
     docs = corpus_documents()
     pickle_path = write_corpus_pickle(tmp_path / "bm25.pkl", docs)
     fts5_path = tmp_path / "bm25.sqlite"
-    write_fts5_chunks(fts5_path, [(d.id, d) for d in docs])
+    write_fts5_index(fts5_path, docs)
     config = {
         "domains": {
             "neuro": {

@@ -88,7 +88,7 @@ def test_resolve_falls_back_to_the_env_var_then_fails_closed(stores_file, monkey
 
 def test_find_source_files_delegates_or_names_klea_ingest(tmp_path):
     try:
-        import klea_utils.stores._source_files  # noqa: F401
+        import klea_utils.stores.source_files  # noqa: F401
     except ImportError:
         with pytest.raises(ImportError, match="klea-ingest"):
             utils.find_source_files(tmp_path)

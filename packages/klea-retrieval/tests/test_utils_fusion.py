@@ -82,7 +82,7 @@ named_lists = st.lists(
 
 @given(named_lists)
 def test_order_and_scores_match_sci_etl_reciprocal_rank_fusion(result_lists):
-    from klea_utils.stores._fusion import document_key
+    from klea_utils.stores._retrieval.fusion import document_key
     from sci_etl_core.search.fusion import reciprocal_rank_fusion
 
     sets = [

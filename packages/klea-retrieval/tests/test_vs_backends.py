@@ -6,7 +6,7 @@ import logging
 import warnings
 
 import pytest
-from klea_utils.stores._qdrant import close_local_qdrant_client, qdrant_point_id
+from klea_utils.stores._retrieval.qdrant import close_local_qdrant_client, qdrant_point_id
 from klea_utils.stores.config import PerDomainConfig, RetrieverConfig, VectorStoreInfo
 from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL, load_embeddings
 from klea_utils.stores.retrieval.vs import VSRetriever

@@ -9,13 +9,13 @@ fields still empty:
 3. Docling's document: the first title item and the document's hyperlinks.
 4. Regular expressions over the top of page one: the title, an author line, and a byline
    such as ``Ana Ortiz, Liam Chen. Journal of Galactic Studies, 2021.`` (authors, journal,
-   year; see :func:`klea_utils.stores._biblio_regex.parse_byline`).
+   year; see :func:`klea_utils.stores._ingest.biblio_regex.parse_byline`).
 5. A regular expression over the first 3,000 characters (DOI, keywords, authors, URLs, year).
 
 A title equal to the file name stem (a common PDF Info default, e.g. for scanned PDFs) is
 replaced by the first heading that is not running-header boilerplate; a document with no
 such heading (OCR output has none) takes its first substantial text line instead (source
-``first_line``; see :func:`klea_utils.stores._biblio_regex.first_text_line`).
+``first_line``; see :func:`klea_utils.stores._ingest.biblio_regex.first_text_line`).
 
 The result holds ``title``, ``authors``, ``keywords``, ``year``, ``journal``, ``doi``, the
 ``url``/``url_1``/... links and ``url_doi``, plus two internal keys that never reach a store:
@@ -30,9 +30,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores import _biblio_regex as rx
-from klea_utils.stores._doi_cache import open_doi_cache
-from klea_utils.stores._doi_services import lookups_enabled, shared_resolver
+from klea_utils.stores._ingest import biblio_regex as rx
+from klea_utils.stores._ingest.doi_cache import open_doi_cache
+from klea_utils.stores._ingest.doi_services import lookups_enabled, shared_resolver
 
 __all__ = ["BIBLIO_FIELDS", "COMPLETE_FIELDS", "MAX_URLS", "extract_metadata"]
 

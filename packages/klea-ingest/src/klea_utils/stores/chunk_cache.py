@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._atomic import atomic_write_bytes
-from klea_utils.stores._source_files import CACHE_DIR_NAME, find_source_files
+from klea_utils.stores._ingest.atomic import atomic_write_bytes
 from klea_utils.stores.ingest_exceptions import ChunkCacheError
+from klea_utils.stores.source_files import CACHE_DIR_NAME, find_source_files
 from langchain_core.documents import Document
 
 __all__ = [
@@ -224,7 +224,7 @@ def iter_cached_files(
 ) -> Iterator[CachedFile]:
     """Yield the cached chunks of each source file, one file at a time.
 
-    Files are those of :func:`klea_utils.stores._source_files.find_source_files` (or
+    Files are those of :func:`klea_utils.stores.source_files.find_source_files` (or
     ``files``), in sorted order, each hashed now so only an entry matching the current
     bytes is used. Files without a valid entry (never converted, failed, or changed since)
     are skipped and, when ``missing`` is given, appended to it.

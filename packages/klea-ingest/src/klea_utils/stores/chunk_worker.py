@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._progress import ConversionProgress
+from klea_utils.stores._ingest.progress import ConversionProgress
 
 __all__ = [
     "DEFAULT_WORKER_MEM_LIMIT",
@@ -139,7 +139,7 @@ def _rss_bytes() -> int | None:
 
 
 def _build_processor(config: ChunkWorkerConfig, logger: logging.Logger) -> Any:
-    from klea_utils.stores._file_processing import FileProcessor
+    from klea_utils.stores._ingest.file_processing import FileProcessor
 
     return FileProcessor(
         source_path=Path(config.source_path),

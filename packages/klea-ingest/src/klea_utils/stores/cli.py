@@ -214,9 +214,9 @@ def chunk(
     debug: Debug = False,
 ) -> None:
     """Convert and chunk SOURCE into its cache and write the metadata-map template."""
-    from klea_utils.stores._source_files import find_source_files
     from klea_utils.stores.map_lint import format_metadata_lint_report, lint_metadata_map
     from klea_utils.stores.metadata_map import write_heading_template
+    from klea_utils.stores.source_files import find_source_files
 
     logger = _logger(debug)
 
@@ -240,9 +240,9 @@ def chunk(
 @app.command("map-lint")
 def map_lint(source: Source, metadata_map: MapPath = None, debug: Debug = False) -> None:
     """Check a metadata map against the files in SOURCE."""
-    from klea_utils.stores._source_files import find_source_files
     from klea_utils.stores.map_lint import format_metadata_lint_report, lint_metadata_map
     from klea_utils.stores.metadata_map import load_metadata_map, template_path
+    from klea_utils.stores.source_files import find_source_files
 
     _logger(debug)
 
@@ -315,7 +315,7 @@ def store_lint(
     debug: Debug = False,
 ) -> None:
     """Check a stored chunk corpus (the BM25 corpus) and show sample chunks."""
-    from klea_utils.stores._bm25_corpus import read_corpus
+    from klea_utils.stores._ingest.bm25_corpus import read_corpus
     from klea_utils.stores.postcheck import (
         format_store_lint_report,
         lint_store,

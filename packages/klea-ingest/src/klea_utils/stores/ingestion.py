@@ -14,14 +14,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._chunking import embedding_max_tokens
-from klea_utils.stores._conversion import (
+from klea_utils.stores._ingest.chunking import embedding_max_tokens
+from klea_utils.stores._ingest.conversion import (
     NATIVE_PIPELINE_WARNING,
     layout_models_available,
     validate_device,
 )
-from klea_utils.stores._progress import format_summary
-from klea_utils.stores._source_files import find_unique_source_files
+from klea_utils.stores._ingest.progress import format_summary
 from klea_utils.stores.chunk_cache import ChunkCache, compute_file_hash
 from klea_utils.stores.chunk_worker import (
     DEFAULT_WORKER_MEM_LIMIT,
@@ -31,6 +30,7 @@ from klea_utils.stores.chunk_worker import (
     dispatch_conversion_batches,
 )
 from klea_utils.stores.metadata_map import _apply_store_metadata_policy
+from klea_utils.stores.source_files import find_unique_source_files
 from langchain_core.documents import Document
 
 __all__ = [

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._atomic import atomic_write_json
+from klea_utils.stores._ingest.atomic import atomic_write_json
 from klea_utils.stores.ingest_exceptions import MetadataMapError
 from klea_utils.stores.metadata import (
     MACHINE_SET_METADATA_KEYS,

@@ -10,7 +10,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from klea_utils.stores._source_files import CACHE_DIR_NAME
+from klea_utils.stores.source_files import CACHE_DIR_NAME
 
 __all__ = [
     "IMAGE_PAGE_CHAR_THRESHOLD",

@@ -17,11 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from klea_utils.stores._bm25_corpus import Bm25CorpusWriter
-from klea_utils.stores._fts5_corpus import Fts5IndexWriter, require_fts5_extra
-from klea_utils.stores._manifest import StoreManifest, chunk_ids, manifest_path
-from klea_utils.stores._source_files import find_unique_source_files
-from klea_utils.stores._store_progress import StoreProgress
+from klea_utils.stores._ingest.bm25_corpus import Bm25CorpusWriter
+from klea_utils.stores._ingest.fts5_corpus import Fts5IndexWriter
+from klea_utils.stores._ingest.manifest import StoreManifest, chunk_ids, manifest_path
+from klea_utils.stores._ingest.store_progress import StoreProgress
 from klea_utils.stores.chunk_worker import DEFAULT_WORKER_MEM_LIMIT
 from klea_utils.stores.ingest_exceptions import SourceLayoutError
 from klea_utils.stores.metadata_map import (
@@ -33,6 +32,7 @@ from klea_utils.stores.metadata_map import (
     template_path,
     write_heading_template,
 )
+from klea_utils.stores.source_files import find_unique_source_files
 from langchain_core.documents import Document
 
 __all__ = ["FoldedResults", "StoreSummary", "build", "load_and_fold_results", "store_all"]
@@ -168,9 +168,6 @@ def store_all(
 
     Returns:
         A :class:`StoreSummary`.
-
-    Raises:
-        MissingExtraError: ``fts5_path`` is given but ``klea-ingest[fts5]`` is not installed.
     """
     from klea_utils.stores.utils import drop_collection
 
@@ -178,8 +175,6 @@ def store_all(
     source_dir = Path(source_dir).resolve()
     manifest_path(source_dir, collection_name)  # validates the collection name first
     _source_files(builder, source_dir)  # refuses two files of the same name up front
-    if fts5_path:
-        require_fts5_extra()
     fts5 = (
         Fts5IndexWriter(Path(fts5_path), collection_name, force=force, stemming=fts5_stemming)
         if fts5_path

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from klea_utils.stores._extras import import_extra
+from klea_utils.stores._retrieval.extras import import_extra
 from klea_utils.stores.exceptions import EmbeddingModelError
 from langchain_core.embeddings import Embeddings
 

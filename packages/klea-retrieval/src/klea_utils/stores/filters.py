@@ -18,15 +18,15 @@ import logging
 import math
 from typing import Any
 
-from klea_utils.stores import _filter_backends as backends
-from klea_utils.stores._filter_dsl import (
+from klea_utils.stores._retrieval import filter_backends as backends
+from klea_utils.stores._retrieval.filter_dsl import (
     FIELD_OPERATORS,
     LOGICAL_OPERATORS,
     canonicalize,
     is_number,
     referenced_fields,
 )
-from klea_utils.stores._filter_match import matches
+from klea_utils.stores._retrieval.filter_match import matches
 from klea_utils.stores.config import FilterFieldInfo
 from klea_utils.stores.exceptions import MetadataFilterError, StoreConfigError
 from langchain_core.documents import Document

@@ -30,7 +30,7 @@ import logging
 from functools import lru_cache
 from typing import Any, ClassVar
 
-from klea_utils.stores._filter_dsl import canonicalize
+from klea_utils.stores._retrieval.filter_dsl import canonicalize
 from klea_utils.stores.config import FilterFieldInfo
 from klea_utils.stores.filters import normalize_config_filters
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator

@@ -15,21 +15,21 @@ import re
 import unicodedata
 from pathlib import Path
 
-from klea_utils.stores._config_files import (
+from klea_utils.stores._retrieval.config_files import (
     STORES_CONFIG_ENV_VAR,
     STORES_CONFIG_META_KEY,
     _host_stores_config_path,
     load_retriever_config,
     resolve_stores_config_path,
 )
-from klea_utils.stores._fusion import RRF_K, SOURCE_SCORES_KEY, rrf_merge
-from klea_utils.stores._person_names import display_person_names, expand_person_names
-from klea_utils.stores._references import (
+from klea_utils.stores._retrieval.fusion import RRF_K, SOURCE_SCORES_KEY, rrf_merge
+from klea_utils.stores._retrieval.person_names import display_person_names, expand_person_names
+from klea_utils.stores._retrieval.references import (
     REF_DOC_OVERHEAD,
     serialize_reference_material,
     truncate_reference_material,
 )
-from klea_utils.stores._rerank import (
+from klea_utils.stores._retrieval.rerank import (
     DEFAULT_CROSS_ENCODER_MODEL,
     RECENCY_MISSING_YEAR_SCORE,
     RECENCY_WEIGHT_RELEVANCE,
@@ -38,7 +38,7 @@ from klea_utils.stores._rerank import (
     load_cross_encoder,
     rerank_by_recency,
 )
-from klea_utils.stores._vector_stores import (
+from klea_utils.stores._retrieval.vector_stores import (
     CHROMA_HNSW_SPACE,
     check_store_target,
     drop_collection,
@@ -107,14 +107,14 @@ def find_source_files(
     """Walk ``source_dir`` and return the files Docling can convert, sorted.
 
     The enumeration needs Docling, which ``klea-ingest`` installs: this delegates to
-    ``klea_utils.stores._source_files.find_source_files`` (same signature), excluding
+    ``klea_utils.stores.source_files.find_source_files`` (same signature), excluding
     the cache directory (:data:`CACHE_DIR_NAME`), the metadata map and the store folder.
 
     Raises:
         ImportError: When ``klea-ingest`` is not installed (the message names it).
     """
     try:
-        module = importlib.import_module("klea_utils.stores._source_files")
+        module = importlib.import_module("klea_utils.stores.source_files")
     except ImportError as exc:
         raise ImportError(
             "find_source_files needs Docling, which the klea-ingest distribution provides; "

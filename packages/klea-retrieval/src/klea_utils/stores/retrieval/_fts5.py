@@ -9,7 +9,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
-from klea_utils.stores._extras import import_extra
+from klea_utils.stores._retrieval.extras import import_extra
 from klea_utils.stores.exceptions import StoreBackendError
 from klea_utils.stores.retrieval.fts5_index import open_fts5_store
 from klea_utils.stores.utils import normalize_text

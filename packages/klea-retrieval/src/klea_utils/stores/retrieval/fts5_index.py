@@ -1,4 +1,4 @@
-"""The ``fts5:`` BM25 index layout, and the writer helpers ingestion calls.
+"""The ``fts5:`` BM25 index layout: how a chunk becomes a record, and opening the index.
 
 A BM25 store whose path is ``fts5:/path/index.sqlite`` is an SQLite FTS5 index kept by
 ``sci_etl_core.search.AsyncSqliteFts5Store`` (sci-etl-search, a dependency). Each
@@ -14,60 +14,54 @@ chunk is one ``SearchDocument``:
   ``filter_docs_by_metadata``, and the keys in :data:`FTS5_FACET_KEYS` are tagged so
   other consumers (search UIs) can facet on them.
 
-Writing and reading need no running event loop from the caller: the helpers here run
-their own (use :func:`awrite_fts5_chunks`/:func:`adelete_fts5_ids` inside async code).
+Ingestion writes such an index with ``klea_utils.stores.fts5_writer`` (klea-ingest):
+``write_fts5_chunks``, ``delete_fts5_ids`` and their async twins. Those names are still
+importable from here when klea-ingest is installed (they moved in 0.2, as ingestion-only
+writers belong to the ingestion distribution).
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._extras import import_extra
 from klea_utils.stores.utils import normalize_text
 from langchain_core.documents import Document
+from sci_etl_core.search import BM25Weights, SearchDocument
+from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store
 
-__all__ = [
-    "FTS5_FACET_KEYS",
-    "adelete_fts5_ids",
-    "awrite_fts5_chunks",
-    "delete_fts5_ids",
-    "open_fts5_store",
-    "write_fts5_chunks",
-]
+__all__ = ["FTS5_FACET_KEYS", "open_fts5_store", "search_document"]
+
+_MOVED_TO_INGEST = frozenset(
+    {"adelete_fts5_ids", "awrite_fts5_chunks", "delete_fts5_ids", "write_fts5_chunks"}
+)
 
 FTS5_FACET_KEYS = ("authors", "file_name", "journal", "keywords", "year")
 """Metadata keys tagged in an ``fts5:`` index for facets and native filters."""
 
 
-def open_fts5_store(path: str | Path, *, stemming: bool | None = None) -> Any:
+def open_fts5_store(path: str | Path, *, stemming: bool | None = None) -> AsyncSqliteFts5Store:
     """Open (lazily creating) the ``AsyncSqliteFts5Store`` at ``path`` with Klea's layout.
 
     ``stemming`` is the store's: ``None`` follows the file (a new file is built without
     stemming), ``True`` builds a new file with FTS5's Porter stemmer.
-
-    Raises:
-        MissingExtraError: (``ImportError``) naming ``klea-retrieval[fts5]``, should
-            sci-etl-search be missing from a broken installation.
     """
-    search = import_extra("sci_etl_core.search", feature="The fts5: BM25 backend", extra="fts5")
-    store_mod = import_extra(
-        "sci_etl_core.search.store_sqlite_fts5", feature="The fts5: BM25 backend", extra="fts5"
-    )
-    weights = search.BM25Weights(title=0.0, abstract=0.0, body=1.0)
-    return store_mod.AsyncSqliteFts5Store(
+    weights = BM25Weights(title=0.0, abstract=0.0, body=1.0)
+    return AsyncSqliteFts5Store(
         Path(path), facet_keys=FTS5_FACET_KEYS, weights=weights, stemming=stemming
     )
 
 
-def _search_document(record_id: str, doc: Document) -> Any:
-    search = import_extra("sci_etl_core.search", feature="The fts5: BM25 backend", extra="fts5")
+def search_document(record_id: str, doc: Document) -> SearchDocument:
+    """The record that stands for chunk ``doc`` (id ``record_id``) in an ``fts5:`` index.
+
+    Raises:
+        ValueError: When ``record_id`` is not a non-empty string.
+    """
     if not isinstance(record_id, str) or not record_id:
         raise ValueError(f"chunk id must be a non-empty string, got {record_id!r}")
     title = doc.metadata.get("title")
-    return search.SearchDocument(
+    return SearchDocument(
         record_id=record_id,
         title=title if isinstance(title, str) else "",
         body=normalize_text(doc.page_content),
@@ -75,63 +69,16 @@ def _search_document(record_id: str, doc: Document) -> Any:
     )
 
 
-async def awrite_fts5_chunks(
-    path: str | Path,
-    docs_with_ids: Iterable[tuple[str, Document]],
-    *,
-    batch_size: int = 500,
-    stemming: bool | None = None,
-) -> int:
-    """Index ``(chunk_id, document)`` pairs into the FTS5 index at ``path``.
-
-    A chunk id already present is replaced. Returns the number of chunks written.
-    ``stemming`` is :func:`open_fts5_store`'s: ``True`` builds a new index with
-    FTS5's Porter stemmer; an existing index must agree (``None`` follows it).
-    """
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    store = open_fts5_store(path, stemming=stemming)
-    written = 0
-    batch: list[Any] = []
-    try:
-        for record_id, doc in docs_with_ids:
-            batch.append(_search_document(record_id, doc))
-            if len(batch) >= batch_size:
-                await store.index(batch)
-                written += len(batch)
-                batch = []
-        if batch:
-            await store.index(batch)
-            written += len(batch)
-    finally:
-        await store.aclose()
-    return written
-
-
-async def adelete_fts5_ids(path: str | Path, ids: Iterable[str]) -> None:
-    """Delete the chunks of ``ids`` from the FTS5 index at ``path`` (unknown ids ignored)."""
-    store = open_fts5_store(path)
-    try:
-        for record_id in ids:
-            await store.delete_record(record_id)
-    finally:
-        await store.aclose()
-
-
-def write_fts5_chunks(
-    path: str | Path,
-    docs_with_ids: Iterable[tuple[str, Document]],
-    *,
-    batch_size: int = 500,
-    stemming: bool | None = None,
-) -> int:
-    """Synchronous :func:`awrite_fts5_chunks` (do not call from a running event loop)."""
-    return asyncio.run(
-        awrite_fts5_chunks(path, docs_with_ids, batch_size=batch_size, stemming=stemming)
-    )
-
-
-def delete_fts5_ids(path: str | Path, ids: Iterable[str]) -> None:
-    """Synchronous :func:`adelete_fts5_ids` (do not call from a running event loop)."""
-    asyncio.run(adelete_fts5_ids(path, list(ids)))
+def __getattr__(name: str) -> Any:
+    """Resolve the writers that moved to klea-ingest's ``fts5_writer`` (when installed)."""
+    if name in _MOVED_TO_INGEST:
+        try:
+            from klea_utils.stores import fts5_writer
+        except ImportError as exc:
+            raise ImportError(
+                f"{name} writes an fts5: index for ingestion and lives in "
+                "klea_utils.stores.fts5_writer, which klea-ingest provides: "
+                "pip install klea-ingest"
+            ) from exc
+        return getattr(fts5_writer, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from klea_utils.stores._vector_stores import split_store_uri
+from klea_utils.stores._retrieval.vector_stores import split_store_uri
 from klea_utils.stores.config import RetrieverConfig, StoreInfo
 from klea_utils.stores.embedding_models import load_embeddings
 from klea_utils.stores.filters import translate_metadata_filter

@@ -28,9 +28,9 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._manifest import ManifestEntry, StoreManifest
-from klea_utils.stores.exceptions import MissingExtraError
+from klea_utils.stores._ingest.manifest import ManifestEntry, StoreManifest
 from klea_utils.stores.ingest_exceptions import IngestError
+from klea_utils.stores.retrieval.fts5_index import open_fts5_store
 from langchain_core.documents import Document
 
 SIDECAR_SUFFIX = ".klea.json"
@@ -38,19 +38,6 @@ SIDECAR_SUFFIX = ".klea.json"
 
 _SQLITE_SUFFIXES = ("", "-wal", "-shm", "-journal")
 _log = logging.getLogger(__name__)
-
-
-def require_fts5_extra() -> None:
-    """Fail early, naming ``klea-ingest[fts5]``, when sci-etl-search is not installed.
-
-    Raises:
-        MissingExtraError: (``ImportError``) when ``sci_etl_core.search`` cannot be imported.
-    """
-    try:
-        import sci_etl_core.search  # noqa: F401
-    except ImportError as exc:
-        feature = "Writing an FTS5 index (--fts5-store)"
-        raise MissingExtraError(feature, "fts5", "klea-ingest") from exc
 
 
 class Fts5IndexWriter:
@@ -107,16 +94,18 @@ class Fts5IndexWriter:
 
     def add(self, file_name: str, file_hash: str, docs: list[Document]) -> int:
         """Index one file's stored chunks unless already current; return how many were written."""
-        from klea_utils.stores.retrieval.fts5_index import delete_fts5_ids, write_fts5_chunks
+        from klea_utils.stores import fts5_writer
 
         if self.manifest.is_current(file_name, file_hash, len(docs)):
             return 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
         stale = self.manifest.begin(file_name, file_hash, len(docs))
         if stale:
-            delete_fts5_ids(self.path, stale)
+            fts5_writer.delete_fts5_ids(self.path, stale)
         pairs = [(str(d.id), d) for d in docs]
-        written = write_fts5_chunks(self.path, pairs, stemming=self.stemming) if docs else 0
+        written = (
+            fts5_writer.write_fts5_chunks(self.path, pairs, stemming=self.stemming) if docs else 0
+        )
         self.manifest.commit(file_name, file_hash, len(docs))
         return written
 
@@ -132,8 +121,6 @@ class Fts5IndexWriter:
         return asyncio.run(self._apply_stemming(self.stemming))
 
     async def _apply_stemming(self, stemming: bool) -> bool:
-        from klea_utils.stores.retrieval.fts5_index import open_fts5_store
-
         store = open_fts5_store(self.path, stemming=stemming)
         try:
             await store.count()  # opens the file: ``stemming`` is then the file's tokenizer

@@ -9,8 +9,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._chunking import Chunker
-from klea_utils.stores._conversion import Converter
+from klea_utils.stores._ingest.chunking import Chunker
+from klea_utils.stores._ingest.conversion import Converter
 from klea_utils.stores.chunk_cache import CachedFile, ChunkCache, heading_chains
 from klea_utils.stores.ingest_exceptions import ConversionError
 

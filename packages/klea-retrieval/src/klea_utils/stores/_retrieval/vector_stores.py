@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._extras import import_extra
+from klea_utils.stores._retrieval.extras import import_extra
 from langchain_core.embeddings import Embeddings
 
 __all__ = [
@@ -96,7 +96,7 @@ def _chroma(location: str, name: str, embeddings: Embeddings, create: bool) -> A
 
 def _qdrant(location: str, name: str, embeddings: Embeddings) -> Any:
     import_extra("langchain_qdrant", feature="The Qdrant backend", extra="qdrant")
-    from klea_utils.stores import _qdrant
+    from klea_utils.stores._retrieval import qdrant as _qdrant
 
     if location.startswith(("http://", "https://")):
         from qdrant_client import QdrantClient

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from klea_utils.stores._fusion import document_key
-from klea_utils.stores._person_names import display_person_names
+from klea_utils.stores._retrieval.fusion import document_key
+from klea_utils.stores._retrieval.person_names import display_person_names
 from klea_utils.stores.metadata import PERSON_NAME_FILTER_FIELDS
 from langchain_core.documents import Document
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from klea_utils.stores._progress import TerminalBar
+from klea_utils.stores._ingest.progress import TerminalBar
 from rich.console import Console
 from rich.progress import (
     BarColumn,

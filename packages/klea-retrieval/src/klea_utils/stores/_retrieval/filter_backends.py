@@ -11,8 +11,13 @@ import json
 import math
 from typing import Any
 
-from klea_utils.stores._extras import import_extra
-from klea_utils.stores._filter_dsl import NEGATED_OPERATORS, is_number, iter_leaves, split_leaf
+from klea_utils.stores._retrieval.extras import import_extra
+from klea_utils.stores._retrieval.filter_dsl import (
+    NEGATED_OPERATORS,
+    is_number,
+    iter_leaves,
+    split_leaf,
+)
 from klea_utils.stores.exceptions import MetadataFilterError
 
 

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-from klea_utils.stores._atomic import atomic_write_json
+from klea_utils.stores._ingest.atomic import atomic_write_json
 from klea_utils.stores.ingest_exceptions import IngestError
 from langchain_core.documents import Document
 

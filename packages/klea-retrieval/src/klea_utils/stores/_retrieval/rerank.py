@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from klea_utils.stores._extras import import_extra
+from klea_utils.stores._retrieval.extras import import_extra
 from langchain_core.documents import Document
 
 __all__ = [

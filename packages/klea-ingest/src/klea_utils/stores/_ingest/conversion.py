@@ -4,8 +4,8 @@ PDFs go through Docling's standard pipeline (layout, tables, OCR) when its layou
 is available, either under an ``artifacts_path`` or in the Hugging Face cache. When it is
 not (an offline host without the models), the model-free ``NativePdfPipeline`` is used
 with one warning: it reads the text layer only, without layout analysis, tables or OCR,
-and :mod:`klea_utils.stores._pdf_structure` recovers headings and paragraphs from font
-sizes. A PDF that needs OCR is then read by :mod:`klea_utils.stores._ocr` (tesseract).
+and :mod:`klea_utils.stores._ingest.pdf_structure` recovers headings and paragraphs from font
+sizes. A PDF that needs OCR is then read by :mod:`klea_utils.stores._ingest.ocr` (tesseract).
 Every other format uses Docling's own model-free backends.
 """
 
@@ -166,7 +166,7 @@ class Converter:
     def _standard_options(self) -> Any:
         from docling.datamodel.accelerator_options import AcceleratorOptions
         from docling.datamodel.pipeline_options import PdfPipelineOptions, TesseractCliOcrOptions
-        from klea_utils.stores._ocr import tesseract_available
+        from klea_utils.stores._ingest.ocr import tesseract_available
 
         options = PdfPipelineOptions(
             artifacts_path=self.artifacts_path,
@@ -199,7 +199,7 @@ class Converter:
                 from klea_utils.stores.precheck import classify_pdf
 
                 if classify_pdf(path).needs_ocr:
-                    from klea_utils.stores._ocr import ocr_pdf
+                    from klea_utils.stores._ingest.ocr import ocr_pdf
 
                     return ocr_pdf(path)
         try:
@@ -212,7 +212,7 @@ class Converter:
             raise ConversionError(path, f"Docling conversion {status}: {messages}")
         document = result.document
         if path.suffix.lower() == ".pdf" and not self.standard_pdf:
-            from klea_utils.stores._pdf_structure import restructure_native_pdf
+            from klea_utils.stores._ingest.pdf_structure import restructure_native_pdf
 
             document = restructure_native_pdf(document)
         return document

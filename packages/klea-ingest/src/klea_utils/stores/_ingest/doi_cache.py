@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._atomic import atomic_write_json
+from klea_utils.stores._ingest.atomic import atomic_write_json
 
 DOI_CACHE_FILE_NAME = "doi-cache.json"
 """File name of the DOI cache inside the cache directory."""

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._atomic import atomic_write_json
+from klea_utils.stores._ingest.atomic import atomic_write_json
 from klea_utils.stores.ingest_exceptions import IngestError
 from klea_utils.stores.utils import CACHE_DIR_NAME
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from klea_utils.stores._filter_dsl import is_number, split_leaf
+from klea_utils.stores._retrieval.filter_dsl import is_number, split_leaf
 
 
 def _kind(value: Any) -> str | None:

@@ -1,0 +1,69 @@
+"""klea_utils.stores.fts5_writer: writing and pruning an fts5: index of chunks."""
+
+from __future__ import annotations
+
+import pytest
+from klea_utils.stores.fts5_writer import (
+    adelete_fts5_ids,
+    awrite_fts5_chunks,
+    delete_fts5_ids,
+    write_fts5_chunks,
+)
+from klea_utils.stores.retrieval._fts5 import Fts5Bm25Index
+from langchain_core.documents import Document
+
+
+def chunks(n: int) -> list[tuple[str, Document]]:
+    return [
+        (f"paper.pdf:{i}", Document(page_content=f"granule cell number {i}", metadata={"i": i}))
+        for i in range(n)
+    ]
+
+
+def test_batches_are_written_and_counted(tmp_path):
+    path = tmp_path / "idx" / "bm25.sqlite"
+    assert write_fts5_chunks(path, chunks(9), batch_size=4) == 9
+    index = Fts5Bm25Index(path)
+    try:
+        assert index.count() == 9
+        delete_fts5_ids(path, ["paper.pdf:0", "unknown:1"])
+        assert index.count() == 8
+    finally:
+        index.close()
+
+
+def test_a_chunk_id_written_again_is_replaced(tmp_path):
+    path = tmp_path / "bm25.sqlite"
+    write_fts5_chunks(path, chunks(2))
+    write_fts5_chunks(path, chunks(2))
+    index = Fts5Bm25Index(path)
+    try:
+        assert index.count() == 2
+    finally:
+        index.close()
+
+
+async def test_async_writers_inside_an_event_loop(tmp_path):
+    path = tmp_path / "a.sqlite"
+    assert await awrite_fts5_chunks(path, chunks(2)) == 2
+    await adelete_fts5_ids(path, ["paper.pdf:1"])
+    index = Fts5Bm25Index(path)
+    try:
+        assert index.count() == 1
+    finally:
+        index.close()
+
+
+def test_bad_ids_and_batch_sizes_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="chunk id"):
+        write_fts5_chunks(tmp_path / "x.sqlite", [("", chunks(1)[0][1])])
+    with pytest.raises(ValueError, match="batch_size"):
+        write_fts5_chunks(tmp_path / "x.sqlite", chunks(1), batch_size=0)
+
+
+def test_the_writers_are_still_reachable_from_the_layout_module():
+    from klea_utils.stores.retrieval import fts5_index
+
+    assert fts5_index.write_fts5_chunks is write_fts5_chunks
+    with pytest.raises(AttributeError):
+        _ = fts5_index.no_such_name

@@ -1,0 +1,1 @@
+"""Internal modules of klea-retrieval: no promises; the public API is the documented modules."""
