@@ -213,7 +213,8 @@ def read_retriever_config(path: str | Path) -> RetrieverConfig:
         path: JSON file holding ``{"domains": {...}}``.
 
     Returns:
-        The parsed configuration.
+        The parsed configuration; relative local store paths are resolved against the
+        file's folder.
 
     Raises:
         FileNotFoundError: When ``path`` does not exist.
@@ -229,6 +230,9 @@ def read_retriever_config(path: str | Path) -> RetrieverConfig:
             f"{file}: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
         ) from exc
     try:
-        return RetrieverConfig.model_validate(data)
+        config = RetrieverConfig.model_validate(data)
     except ValidationError as exc:
         raise StoreConfigError(_format_errors(str(file), exc)) from exc
+    from klea_utils.stores._retrieval.store_paths import absolute_store_paths
+
+    return absolute_store_paths(config, file.expanduser().absolute().parent)

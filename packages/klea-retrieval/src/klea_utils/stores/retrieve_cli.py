@@ -2,8 +2,12 @@
 
 Usage::
 
-    klea-retrieve --stores stores.json [--domain D] [--filter JSON] [--k N]
-                  [--rerank MODEL] [--embedding-model SPEC] [--max-chars N] [--json] QUERY
+    klea-retrieve [--stores-config FILE | --store COLLECTION=URI ... --bm25-store PATH ...]
+                  [--domain D] [--filter JSON] [-k N] [--rerank MODEL]
+                  [--embedding-model SPEC] [--max-chars N] [--json] QUERY
+
+With neither ``--stores-config`` nor stores, the file named by ``KLEA_STORES_CONFIG_FILE``
+is used. Every local store path is checked before anything is loaded.
 
 For each selected domain (every domain by default) the vector stores and the BM25 stores
 are queried with ``k`` each, every store's ranked list is fused with ``rrf_merge``, the
@@ -20,6 +24,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from klea_utils.stores._retrieval.config_files import STORES_CONFIG_ENV_VAR
+from klea_utils.stores._retrieval.store_args import retriever_config_from_args
 from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
 from klea_utils.stores.exceptions import KleaStoresError
 from langchain_core.documents import Document
@@ -55,10 +61,33 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="klea-retrieve", description="Query the configured stores and print references."
     )
-    parser.add_argument("--stores", required=True, help="stores configuration JSON file")
+    parser.add_argument(
+        "--stores-config",
+        "--stores",
+        dest="stores_config",
+        metavar="FILE",
+        help="stores configuration JSON file (relative store paths resolve against its "
+        f"folder; default: ${STORES_CONFIG_ENV_VAR})",
+    )
+    parser.add_argument(
+        "--store",
+        action="append",
+        default=[],
+        metavar="COLLECTION=URI",
+        help="a vector store, e.g. papers=chroma:stores/chroma (repeatable)",
+    )
+    parser.add_argument(
+        "--bm25-store",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a BM25 corpus file or fts5:INDEX.sqlite (repeatable)",
+    )
     parser.add_argument("--domain", action="append", help="domain to search (repeatable)")
     parser.add_argument("--filter", type=_filter, help='metadata filter, e.g. {"year": 2021}')
-    parser.add_argument("--k", type=_positive_int, default=5, help="results per store")
+    parser.add_argument(
+        "-k", "--top-k", "--k", dest="k", type=_positive_int, default=5, help="results per store"
+    )
     parser.add_argument("--rerank", metavar="MODEL", help="cross-encoder model to re-rank with")
     parser.add_argument(
         "--embedding-model", default=DEFAULT_EMBEDDING_MODEL, help="provider:model spec"
@@ -87,19 +116,20 @@ def _as_json(material: dict[str, list[tuple[Document, float]]]) -> str:
 
 def run(args: argparse.Namespace, logger: logging.Logger) -> str:
     """Run the retrieval pipeline for parsed ``args`` and return the text to print."""
+    config = retriever_config_from_args(
+        args.stores_config, args.store, args.bm25_store, domains=args.domain
+    )
     from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager
     from klea_utils.stores.retrieval.vs import VSRetriever
     from klea_utils.stores.utils import (
         cross_encoder_rerank,
         load_cross_encoder,
-        load_retriever_config,
         rerank_by_recency,
         rrf_merge,
         serialize_reference_material,
         truncate_reference_material,
     )
 
-    config = load_retriever_config(args.stores)
     domains = args.domain or list(config.domains)
     k = args.k
     kw = {"default_k": k, "k_max": k}

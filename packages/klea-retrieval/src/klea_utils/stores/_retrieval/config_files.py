@@ -9,6 +9,7 @@ import os
 import threading
 from pathlib import Path
 
+from klea_utils.stores._retrieval.store_paths import absolute_store_paths
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.exceptions import StoreConfigError
 from pydantic import ValidationError
@@ -35,7 +36,8 @@ def load_retriever_config(path: str | Path) -> RetrieverConfig:
     """Load (and cache) the ``RetrieverConfig`` stored in ``path``.
 
     The cache is keyed by the resolved path and invalidated when the file's mtime or
-    size changes.
+    size changes. Relative local store paths in the file (``chroma:stores/papers``,
+    ``papers.bm25``, ``fts5:papers.sqlite``) are resolved against the file's folder.
 
     Raises:
         FileNotFoundError: When ``path`` does not exist.
@@ -64,7 +66,7 @@ def _parse(path: Path) -> RetrieverConfig:
             f"stores configuration {str(path)!r} is not valid JSON: {exc}"
         ) from exc
     try:
-        return RetrieverConfig.model_validate(data)
+        config = RetrieverConfig.model_validate(data)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in err['loc']) or '<root>'}: {err['msg']}"
@@ -73,6 +75,7 @@ def _parse(path: Path) -> RetrieverConfig:
         raise StoreConfigError(
             f"stores configuration {str(path)!r} is invalid: {problems}"
         ) from exc
+    return absolute_store_paths(config, path.parent)
 
 
 def _validated(value: str | Path, source: str) -> Path:
