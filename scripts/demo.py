@@ -154,12 +154,12 @@ def klea_answers(stores: Path, questions: list[str], top_k: int) -> None:
 
 
 def papers_from_corpus(bm25: Path) -> tuple[list[Paper], dict[str, str]]:
-    from klea_utils.stores._ingest.bm25_corpus import iter_corpus
+    from klea_utils.stores.retrieval.bm25 import iter_corpus_documents
     from klea_utils.stores.utils import display_person_names
 
     chunks: dict[str, list[str]] = defaultdict(list)
     meta: dict[str, dict[str, Any]] = {}
-    for doc in iter_corpus(bm25):
+    for doc in iter_corpus_documents(bm25):
         name = doc.metadata["file_name"]
         chunks[name].append(doc.page_content)
         meta.setdefault(name, doc.metadata)

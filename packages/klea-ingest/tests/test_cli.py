@@ -153,3 +153,11 @@ def test_build_refuses_a_bad_collection_name_before_converting(tmp_path: Path) -
     assert "collection name 'c' must be 3-512 characters" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (source / ".klea-cache").exists()  # nothing was converted
+
+
+def test_store_lint_reports_a_file_that_is_not_a_corpus(tmp_path: Path) -> None:
+    garbage = tmp_path / "notes.txt"
+    garbage.write_text("plain text, not pickled documents\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["store-lint", "--bm25-store", str(garbage)])
+    assert result.exit_code == 1
+    assert f"BM25 corpus {str(garbage)!r}: batch 0 cannot be unpickled" in result.output

@@ -23,10 +23,10 @@ def _touch(path: Path) -> Path:
     return path
 
 
-def test_cache_dir_name_matches_the_public_constant() -> None:
+def test_cache_dir_name_is_the_public_constant() -> None:
     from klea_utils.stores.utils import CACHE_DIR_NAME
 
-    assert _source_files.CACHE_DIR_NAME == CACHE_DIR_NAME
+    assert _source_files.CACHE_DIR_NAME is CACHE_DIR_NAME == ".klea-cache"
 
 
 def test_finds_supported_files_recursively_sorted(tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from ingest_store_support import CountingEmbeddings, make_builder, minilm, write_source
-from klea_utils.stores._ingest.bm25_corpus import read_corpus
 from klea_utils.stores.ingest_exceptions import IngestError, SourceLayoutError
+from klea_utils.stores.retrieval.bm25 import read_corpus
 from klea_utils.stores.store_writer import store_all
 from klea_utils.stores.utils import instantiate_vector_store
 

@@ -95,6 +95,14 @@ def test_query_builder_splits_like_fts5():
     assert sorted(t.text for t in fts5_query("to be or not").operands) == ["be", "not", "or", "to"]
 
 
+def test_query_words_are_unicode61_tokens():
+    # FTS5 folds case one to one and drops diacritics: "Müller" is "muller", "Straße"
+    # stays "straße" (str.casefold would give "strasse", a word the index never holds).
+    node = fts5_query("Müller STRASSE Straße ﬁbre")
+    assert [t.text for t in node.operands] == ["muller", "strasse", "straße", "fibre"]
+    assert all(t.fields == ("body",) for t in node.operands)
+
+
 def test_stopwords_do_not_change_which_chunk_wins(index_path):
     mgr = manager(index_path)
     plain = mgr.retrieve("neuro", "Golgi cells network")

@@ -315,20 +315,17 @@ def store_lint(
     debug: Debug = False,
 ) -> None:
     """Check a stored chunk corpus (the BM25 corpus) and show sample chunks."""
-    from klea_utils.stores._ingest.bm25_corpus import read_corpus
     from klea_utils.stores.postcheck import (
         format_store_lint_report,
         lint_store,
         select_sample_windows,
     )
+    from klea_utils.stores.retrieval.bm25 import read_corpus
 
     _logger(debug)
 
     def step() -> None:
-        try:
-            docs = read_corpus(bm25_store)
-        except Exception as exc:  # unpickling garbage raises many kinds of errors
-            raise _fail(f"{bm25_store}: not a BM25 corpus ({exc})") from exc
+        docs = read_corpus(bm25_store)
         report = lint_store(docs)
         typer.echo(format_store_lint_report(report, select_sample_windows(docs, samples)))
         keys = ("empty", "missing_metadata", "no_file_name", "invalid_content", "invalid_year")

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
+from klea_utils.stores._retrieval.layout import CACHE_DIR_NAME
 from klea_utils.stores.ingest_exceptions import SourceLayoutError
 
 __all__ = [
@@ -21,10 +22,6 @@ __all__ = [
     "find_unique_source_files",
     "supported_extensions",
 ]
-
-CACHE_DIR_NAME = ".klea-cache"
-"""Mirror of ``klea_utils.stores.utils.CACHE_DIR_NAME`` (kept equal by a test): importing
-``utils`` pulls in LangChain, which the light callers here (pre-check, the cache) avoid."""
 
 CHROMA_DB_FILE_NAME = "chroma.sqlite3"
 """A folder holding this file is a Chroma store, never a source of documents."""

@@ -23,6 +23,7 @@ from klea_utils.stores._retrieval.config_files import (
     resolve_stores_config_path,
 )
 from klea_utils.stores._retrieval.fusion import RRF_K, SOURCE_SCORES_KEY, rrf_merge
+from klea_utils.stores._retrieval.layout import CACHE_DIR_NAME, TEMPLATE_FILE_NAME
 from klea_utils.stores._retrieval.person_names import display_person_names, expand_person_names
 from klea_utils.stores._retrieval.references import (
     REF_DOC_OVERHEAD,
@@ -75,12 +76,6 @@ __all__ = [
     "serialize_reference_material",
     "truncate_reference_material",
 ]
-
-CACHE_DIR_NAME = ".klea-cache"
-"""Name of the chunk-cache directory created inside a source directory by ingestion."""
-
-TEMPLATE_FILE_NAME = "metadata-map.template.json"
-"""Name of the metadata-map template ``chunk`` writes into the cache directory."""
 
 # Characters that carry no text: soft hyphen, zero-width space/joiners, word joiner, BOM.
 _INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")

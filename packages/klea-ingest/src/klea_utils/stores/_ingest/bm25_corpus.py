@@ -1,10 +1,11 @@
 """Writing the BM25 corpus: pickled batches of chunk ``Document`` lists.
 
-The corpus file is read back by looping ``pickle.load`` until ``EOFError``; each load returns
-a list of documents. It is written to a temporary sibling and swapped in on success, so a
-crash never leaves a half corpus. On incremental runs the documents of files not seen in
-this run (vanished sources, left in the collection) are carried over from the previous
-corpus, so the corpus keeps matching the collection.
+The corpus file is read back by klea-retrieval's validating reader
+(:func:`klea_utils.stores.retrieval.bm25.iter_corpus_documents`), as the retriever reads
+it. It is written to a temporary sibling and swapped in on success, so a crash never
+leaves a half corpus. On incremental runs the documents of files not seen in this run
+(vanished sources, left in the collection) are carried over from the previous corpus, so
+the corpus keeps matching the collection.
 
 A sidecar ``<corpus>.klea.json`` records which collection the corpus belongs to; a corpus
 of another collection, or one without a sidecar, is never silently overwritten.
@@ -16,37 +17,14 @@ import json
 import os
 import pickle
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
 from klea_utils.stores._ingest.atomic import atomic_write_json
+from klea_utils.stores._ingest.manifest import sidecar_path
 from klea_utils.stores.ingest_exceptions import IngestError
+from klea_utils.stores.retrieval.bm25 import iter_corpus_documents
 from langchain_core.documents import Document
-
-SIDECAR_SUFFIX = ".klea.json"
-"""Suffix of the sidecar naming the collection a corpus belongs to."""
-
-
-def sidecar_path(corpus_path: Path) -> Path:
-    """The sidecar file of ``corpus_path``."""
-    return corpus_path.with_name(corpus_path.name + SIDECAR_SUFFIX)
-
-
-def iter_corpus(path: Path) -> Iterator[Document]:
-    """Yield every document of a pickled-batches corpus."""
-    with Path(path).open("rb") as handle:
-        while True:
-            try:
-                batch = pickle.load(handle)
-            except EOFError:
-                return
-            yield from batch
-
-
-def read_corpus(path: Path) -> list[Document]:
-    """Every document of a pickled-batches corpus, as one list."""
-    return list(iter_corpus(path))
 
 
 class Bm25CorpusWriter:
@@ -109,7 +87,7 @@ class Bm25CorpusWriter:
     def commit(self) -> None:
         """Carry over unseen files' documents (unless forced), then swap the corpus in."""
         if not self.force and self.path.exists():
-            for doc in iter_corpus(self.path):
+            for doc in iter_corpus_documents(self.path):
                 if doc.metadata.get("file_name") not in self._seen:
                     self._buffer.append(doc)
                     if len(self._buffer) >= self.batch_size:

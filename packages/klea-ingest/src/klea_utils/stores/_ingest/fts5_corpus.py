@@ -28,13 +28,10 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._ingest.manifest import ManifestEntry, StoreManifest
+from klea_utils.stores._ingest.manifest import ManifestEntry, StoreManifest, sidecar_path
 from klea_utils.stores.ingest_exceptions import IngestError
 from klea_utils.stores.retrieval.fts5_index import open_fts5_store
 from langchain_core.documents import Document
-
-SIDECAR_SUFFIX = ".klea.json"
-"""Suffix of the sidecar recording the collection and the files an index holds."""
 
 _SQLITE_SUFFIXES = ("", "-wal", "-shm", "-journal")
 _log = logging.getLogger(__name__)
@@ -48,7 +45,7 @@ class Fts5IndexWriter:
     ) -> None:
         self.path = Path(path)
         self.stemming = stemming
-        self.sidecar = self.path.with_name(self.path.name + SIDECAR_SUFFIX)
+        self.sidecar = sidecar_path(self.path)
         self.manifest = StoreManifest(self.sidecar, collection, f"fts5:{self.path}")
         files = self._recorded_files(force)
         if files is None:

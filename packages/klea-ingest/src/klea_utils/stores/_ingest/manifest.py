@@ -20,14 +20,22 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.atomic import atomic_write_json
+from klea_utils.stores._retrieval.layout import CACHE_DIR_NAME
 from klea_utils.stores.ingest_exceptions import IngestError
-from klea_utils.stores.utils import CACHE_DIR_NAME
 
 MANIFEST_VERSION = 1
 """Format version written into every manifest."""
 
+SIDECAR_SUFFIX = ".klea.json"
+"""Suffix of the sidecar recording which collection a BM25 corpus or FTS5 index belongs to."""
+
 _SAFE_NAME = re.compile(r"^[\w.\-]+$")
 _log = logging.getLogger(__name__)
+
+
+def sidecar_path(store_path: Path) -> Path:
+    """The sidecar file of a BM25 corpus or FTS5 index at ``store_path``."""
+    return store_path.with_name(store_path.name + SIDECAR_SUFFIX)
 
 
 def manifest_path(source_dir: Path, collection_name: str) -> Path:

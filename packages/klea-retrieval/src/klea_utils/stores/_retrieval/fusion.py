@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 from langchain_core.documents import Document
+from sci_etl_core.search.fusion import FusionParams, reciprocal_rank_fusion
 
 __all__ = ["RRF_K", "SOURCE_SCORES_KEY", "document_key", "rrf_merge"]
 
 RRF_K = 60
 """Rank offset for Reciprocal Rank Fusion: rank ``r`` contributes ``1 / (RRF_K + r)``."""
+
+_PARAMS = FusionParams(k=RRF_K)
 
 SOURCE_SCORES_KEY = "_source_scores"
 """Metadata key holding each document's original per-source scores, set by ``rrf_merge``."""
@@ -38,8 +40,9 @@ def rrf_merge(
     repeated document counts once, at its first position. Its fused score is the
     exactly rounded sum (``math.fsum``) over sources of ``1 / (RRF_K + rank)``, so the
     result does not depend on the order of the sources. Results are best first; equal
-    fused scores are ordered by :func:`document_key` ascending. This is the ordering of
-    ``sci_etl_core.search.reciprocal_rank_fusion`` with ``record_id = document_key(doc)``.
+    fused scores are ordered by :func:`document_key` ascending. The fusion itself is
+    ``sci_etl_core.search.reciprocal_rank_fusion`` with ``k = RRF_K`` over
+    ``record_id = document_key(doc)``; this layer maps documents to ids and back.
 
     Each returned document is a copy of its first occurrence whose metadata gains
     :data:`SOURCE_SCORES_KEY`: ``{source_label: original score}`` (the best-ranked score
@@ -57,29 +60,23 @@ def rrf_merge(
     """
     if num_refs_max is not None and num_refs_max < 0:
         raise ValueError(f"num_refs_max must be None or >= 0, got {num_refs_max}")
-    contributions: dict[str, list[float]] = {}
     first_doc: dict[str, Document] = {}
     source_scores: dict[str, dict[str, float]] = {}
+    ranked_lists: list[list[tuple[str, float]]] = []
     for label, results in result_sets:
-        seen: set[str] = set()
+        ranked: list[tuple[str, float]] = []
         for doc, score in results:
             key = document_key(doc)
-            if key in seen:
-                continue
-            seen.add(key)
-            contributions.setdefault(key, []).append(1.0 / (RRF_K + len(seen)))
+            ranked.append((key, score))
             first_doc.setdefault(key, doc)
             source_scores.setdefault(key, {}).setdefault(label, score)
-    fused = sorted(((math.fsum(c), k) for k, c in contributions.items()), key=_order)
+        ranked_lists.append(ranked)
+    fused = reciprocal_rank_fusion(ranked_lists, _PARAMS)
     if num_refs_max is not None:
         fused = fused[:num_refs_max]
     merged: list[tuple[Document, float]] = []
-    for score, key in fused:
+    for key, score in fused:
         doc = first_doc[key]
         metadata = {**doc.metadata, SOURCE_SCORES_KEY: dict(source_scores[key])}
         merged.append((doc.model_copy(update={"metadata": metadata}), score))
     return merged
-
-
-def _order(item: tuple[float, str]) -> tuple[float, str]:
-    return (-item[0], item[1])

@@ -3,24 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-import re
 import threading
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
-from klea_utils.stores._retrieval.extras import import_extra
 from klea_utils.stores.exceptions import StoreBackendError
 from klea_utils.stores.retrieval.fts5_index import open_fts5_store
 from klea_utils.stores.utils import normalize_text
 from langchain_core.documents import Document
 from sci_etl_core.exceptions import SearchStoreError
+from sci_etl_core.search.query import Node, Or, Term
+from sci_etl_core.search.tokenize import Unicode61Tokenizer
 
 __all__ = ["QUERY_STOPWORDS", "Fts5Bm25Index", "fts5_query"]
 
 T = TypeVar("T")
-# Runs of letters and digits: FTS5's unicode61 tokenizer splits on "_" too.
-_TOKEN = re.compile(r"[^\W_]+")
+_TOKENIZER = Unicode61Tokenizer()
 
 QUERY_STOPWORDS = frozenset(
     {
@@ -67,21 +66,20 @@ but FTS5 would have to score every chunk holding them: dropping them makes a que
 """
 
 
-def fts5_query(text: str) -> Any | None:
+def fts5_query(text: str) -> Node | None:
     """Build the ranked query of free text: an OR of its distinct words over the body.
 
-    Words are taken as ``BM25Retriever``'s default preprocessing does (normalized,
-    case-folded), less :data:`QUERY_STOPWORDS`; ``None`` when the text has no word.
+    Words are the tokens FTS5's ``unicode61 remove_diacritics 2`` tokenizer makes of the
+    normalized text (:class:`sci_etl_core.search.Unicode61Tokenizer`, so case and
+    diacritics fold and ``snake_case`` is two words), less :data:`QUERY_STOPWORDS`;
+    ``None`` when the text has no word. A stemming index stems these words itself.
     """
-    query = import_extra(
-        "sci_etl_core.search.query", feature="The fts5: BM25 backend", extra="fts5"
-    )
-    words = list(dict.fromkeys(_TOKEN.findall(normalize_text(text).casefold())))
+    words = list(dict.fromkeys(_TOKENIZER.words(normalize_text(text))))
     if not words:
         return None
     words = [w for w in words if w not in QUERY_STOPWORDS] or words
-    terms = [query.Term(w, fields=("body",)) for w in words]
-    return terms[0] if len(terms) == 1 else query.Or(tuple(terms))
+    terms = tuple(Term(w, fields=("body",)) for w in words)
+    return terms[0] if len(terms) == 1 else Or(terms)
 
 
 class Fts5Bm25Index:
@@ -124,7 +122,7 @@ class Fts5Bm25Index:
             return []
         return self._run(self._search(node, limit))
 
-    async def _search(self, node: Any, limit: int) -> list[tuple[Document, float]]:
+    async def _search(self, node: Node, limit: int) -> list[tuple[Document, float]]:
         hits = await self._store.search(node, limit=limit)
         stored = await self._store.get_documents([h.record_id for h in hits])
         out: list[tuple[Document, float]] = []

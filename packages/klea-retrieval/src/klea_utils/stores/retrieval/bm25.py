@@ -44,7 +44,18 @@ def iter_corpus_documents(path: str | Path) -> Iterator[Document]:
                 batch = pickle.load(fh)
             except EOFError:
                 return
-            except (pickle.UnpicklingError, AttributeError, ImportError, IndexError) as exc:
+            # What unpickling arbitrary bytes raises: the pickle module's own error, or the
+            # builtins its opcodes hit (a bad index, key, type or value, a missing class).
+            except (
+                pickle.UnpicklingError,
+                AttributeError,
+                ImportError,
+                IndexError,
+                KeyError,
+                TypeError,
+                ValueError,
+                OverflowError,
+            ) as exc:
                 raise StoreBackendError(
                     f"BM25 corpus {str(path)!r}: batch {batch_no} cannot be unpickled: {exc}"
                 ) from exc

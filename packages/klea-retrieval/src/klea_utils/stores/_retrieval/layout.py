@@ -1,0 +1,15 @@
+"""Names of what ingestion keeps beside a user's sources, defined once for both distributions.
+
+``klea_utils.stores.utils`` documents them; klea-ingest imports them from here, which loads
+nothing else (``utils`` pulls in LangChain, which the light ingestion callers avoid).
+"""
+
+from __future__ import annotations
+
+__all__ = ["CACHE_DIR_NAME", "TEMPLATE_FILE_NAME"]
+
+CACHE_DIR_NAME = ".klea-cache"
+"""Name of the chunk-cache directory created inside a source directory by ingestion."""
+
+TEMPLATE_FILE_NAME = "metadata-map.template.json"
+"""Name of the metadata-map template ``chunk`` writes into the cache directory."""
