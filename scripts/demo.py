@@ -128,29 +128,22 @@ def write_stores_config(workdir: Path, store_uri: str, bm25: Path, fts5: Path) -
 
 
 def klea_answers(stores: Path, questions: list[str], top_k: int) -> None:
-    from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
-    from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager
-    from klea_utils.stores.retrieval.vs import VSRetriever
+    from klea_utils.stores.pipeline import KleaPipeline
     from klea_utils.stores.utils import (
         load_retriever_config,
-        rerank_by_recency,
-        rrf_merge,
         serialize_reference_material,
         truncate_reference_material,
     )
 
-    logger = logging.getLogger("klea-retrieval")
-    config = load_retriever_config(stores)
-    managers = [
-        VSRetriever(config, logger, DEFAULT_EMBEDDING_MODEL, default_k=top_k, k_max=top_k),
-        BM25RetrieverManager(config, logger, default_k=top_k, k_max=top_k),
-    ]
-    for question in questions:
-        sets = [s for m in managers for s in m.retrieve_per_store("papers", question, None, {})]
-        fused = rerank_by_recency(rrf_merge(sets, num_refs_max=top_k))
-        material = truncate_reference_material({"papers": fused}, 1500)
-        out.rule(f"[bold]klea retrieval[/]: {question}")
-        out.print(serialize_reference_material(material), markup=False, highlight=False)
+    pipeline = KleaPipeline(load_retriever_config(stores), k=top_k)
+    try:
+        for question in questions:
+            result = pipeline.retrieve("papers", question, limit=top_k)
+            material = truncate_reference_material({"papers": result.hits}, 1500)
+            out.rule(f"[bold]klea retrieval[/]: {question}")
+            out.print(serialize_reference_material(material), markup=False, highlight=False)
+    finally:
+        pipeline.close()
 
 
 def papers_from_corpus(bm25: Path) -> tuple[list[Paper], dict[str, str]]:

@@ -115,44 +115,35 @@ def _as_json(material: dict[str, list[tuple[Document, float]]]) -> str:
 
 
 def run(args: argparse.Namespace, logger: logging.Logger) -> str:
-    """Run the retrieval pipeline for parsed ``args`` and return the text to print."""
+    """Run the retrieval pipeline for parsed ``args`` and return the text to print.
+
+    Every store is opened before the query runs, so a wrong path or model fails here;
+    a leg that fails at query time is reported on the logger and left out.
+    """
     config = retriever_config_from_args(
         args.stores_config, args.store, args.bm25_store, domains=args.domain
     )
-    from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager
-    from klea_utils.stores.retrieval.vs import VSRetriever
+    from klea_utils.stores.pipeline import KleaPipeline
     from klea_utils.stores.utils import (
-        cross_encoder_rerank,
-        load_cross_encoder,
-        rerank_by_recency,
-        rrf_merge,
         serialize_reference_material,
         truncate_reference_material,
     )
 
     domains = args.domain or list(config.domains)
-    k = args.k
-    kw = {"default_k": k, "k_max": k}
-    bm25 = BM25RetrieverManager(config, logger, **kw)
-    needs_vs = any(config.domains[d].vector_stores for d in domains if d in config.domains)
-    managers: list[Any] = [bm25]
-    if needs_vs:
-        managers.insert(0, VSRetriever(config, logger, args.embedding_model, **kw))
-    model = load_cross_encoder(args.rerank) if args.rerank else None
-    material: dict[str, list[tuple[Document, float]]] = {}
-    for domain in domains:
-        k_values: dict[str, dict[str, int]] = {
-            domain: {}
-        }  # every store uses its default k (= --k unless configured)
-        sets = [
-            pair
-            for m in managers
-            for pair in m.retrieve_per_store(domain, args.query, args.filter, k_values)
-        ]
-        merged = rrf_merge(sets)
-        if model is not None:
-            merged = cross_encoder_rerank(args.query, merged, model=model)
-        material[domain] = rerank_by_recency(merged)
+    pipeline = KleaPipeline(
+        config, embedding_model=args.embedding_model, k=args.k, rerank=args.rerank, logger=logger
+    )
+    try:
+        for domain in domains:
+            if domain in config.domains:
+                pipeline.load([domain])
+        results = pipeline.retrieve_all(args.query, domains=domains, metadata_filter=args.filter)
+    finally:
+        pipeline.close()
+    material = {domain: result.hits for domain, result in results.items()}
+    for result in results.values():
+        for note in result.notes:
+            logger.warning("domain %r: %s", result.domain, note)
     material = truncate_reference_material(material, args.max_chars)
     return _as_json(material) if args.json else serialize_reference_material(material)
 

@@ -1,0 +1,286 @@
+"""The whole klea retrieval pipeline as one call: stores, fusion, re-ranking.
+
+For a domain of a :class:`~klea_utils.stores.config.RetrieverConfig`,
+:meth:`KleaPipeline.retrieve` queries every vector store
+(:class:`~klea_utils.stores.retrieval.vs.VSRetriever`) and every BM25 store
+(:class:`~klea_utils.stores.retrieval.bm25.BM25RetrieverManager`) with ``k`` hits each,
+fuses the ranked lists with :func:`~klea_utils.stores.utils.rrf_merge`, optionally
+re-ranks with a cross-encoder, blends in recency
+(:func:`~klea_utils.stores.utils.rerank_by_recency`) and returns ``(Document, score)``
+pairs, best first.
+
+A pipeline loads its stores and models once (lazily, or at once with
+:meth:`KleaPipeline.load`) and is safe to share between threads, so a resident process
+(``klea-serve``, an agent) pays start-up once. The vector leg and the BM25 leg run side
+by side; a leg that raises, or that takes longer than ``leg_timeout`` seconds, is left
+out of the fusion and named in :attr:`PipelineResult.notes` instead of failing the
+query. Malformed filters and unknown domains are the caller's errors and raise.
+
+:func:`retrieve_documents` is the one-shot form: it builds a pipeline, answers one
+query and returns the documents.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from klea_utils.stores.config import RetrieverConfig
+from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
+from klea_utils.stores.filters import validate_metadata_filter
+from klea_utils.stores.retrieval.base import BaseKleaRetriever
+from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager
+from klea_utils.stores.retrieval.vs import VSRetriever
+from klea_utils.stores.utils import (
+    cross_encoder_rerank,
+    load_cross_encoder,
+    rerank_by_recency,
+    rrf_merge,
+)
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+
+__all__ = ["SCORE_KEY", "KleaPipeline", "PipelineResult", "retrieve_documents"]
+
+SCORE_KEY = "score"
+"""Metadata key under which :meth:`PipelineResult.documents` records each final score."""
+
+_LOG = logging.getLogger("klea_utils.stores.pipeline")
+
+
+def _positive_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+@dataclass(frozen=True)
+class PipelineResult:
+    """The fused, re-ranked hits of one domain, and what went wrong on the way.
+
+    ``hits`` are ``(document, score)`` pairs, best first; each document's metadata holds
+    the per-store scores under ``_source_scores`` (see ``rrf_merge``). ``notes`` has one
+    line per leg that failed or timed out (``"BM25: <error>"``) and is empty when every
+    leg answered.
+    """
+
+    domain: str
+    hits: list[tuple[Document, float]] = field(default_factory=list)
+    notes: tuple[str, ...] = ()
+
+    def documents(self) -> list[Document]:
+        """The hits as documents whose metadata holds the final score under ``score``."""
+        return [
+            doc.model_copy(update={"metadata": {**doc.metadata, SCORE_KEY: score}})
+            for doc, score in self.hits
+        ]
+
+
+class KleaPipeline:
+    """Run the configured stores of a domain, fuse, re-rank; loaded once, shared by threads.
+
+    Args:
+        config: The stores configuration.
+        embedding_model: A ``provider:model`` spec (see
+            ``klea_utils.stores.embedding_models``) or a LangChain ``Embeddings`` to use
+            as is; only loaded when a domain has vector stores.
+        k: Hits each store returns unless the store configures its own ``default_k``.
+        rerank: A cross-encoder model name or folder, or a loaded model with
+            ``predict(pairs, show_progress_bar=False)``; ``None`` skips the pass.
+        recency: Blend in recency (``rerank_by_recency``) after the other passes.
+        leg_timeout: Seconds a leg (vector or BM25) may take before it is left out of the
+            answer with a note; ``None`` waits for it.
+        logger: Receives the managers' messages (warnings for skipped stores).
+
+    Raises:
+        ValueError: When ``k`` is below 1 or ``leg_timeout`` is not positive.
+    """
+
+    def __init__(
+        self,
+        config: RetrieverConfig,
+        *,
+        embedding_model: str | Embeddings = DEFAULT_EMBEDDING_MODEL,
+        k: int = 5,
+        rerank: str | Any | None = None,
+        recency: bool = True,
+        leg_timeout: float | None = None,
+        logger: logging.Logger | None = None,
+    ) -> None:
+        if not _positive_int(k):
+            raise ValueError(f"k must be an integer >= 1, got {k!r}")
+        if leg_timeout is not None and not leg_timeout > 0:
+            raise ValueError(f"leg_timeout must be a positive number of seconds, got {leg_timeout}")
+        self.config = config
+        self.k = k
+        self.recency = recency
+        self.leg_timeout = leg_timeout
+        self.logger = logger or _LOG
+        spec = embedding_model if isinstance(embedding_model, str) else "custom"
+        kw = {"default_k": k, "k_max": max(k, 100)}
+        self.vector = VSRetriever(config, self.logger, spec, **kw)
+        if not isinstance(embedding_model, str):
+            self.vector.embeddings = embedding_model
+        self.bm25 = BM25RetrieverManager(config, self.logger, **kw)
+        self._rerank_spec = rerank
+        self._reranker: Any | None = None if isinstance(rerank, str) else rerank
+        self._rerank_lock = threading.Lock()
+        self._pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=8, thread_name_prefix="klea-pipeline"
+        )
+
+    @property
+    def domains(self) -> list[str]:
+        """The configured domain names, in configuration order."""
+        return list(self.config.domains)
+
+    def load(self, domains: Sequence[str] | None = None) -> None:
+        """Open every store of ``domains`` (all by default) and the re-ranking model now.
+
+        Raises:
+            ValueError: When a domain is not configured.
+        """
+        for domain in domains if domains is not None else self.domains:
+            for manager in self._managers(domain):
+                manager.load(domain)
+        self._cross_encoder()
+
+    def close(self) -> None:
+        """Stop the worker threads (a running leg finishes on its own)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def _managers(self, domain: str) -> list[BaseKleaRetriever]:
+        managers: list[BaseKleaRetriever] = []
+        if self.config.domains[domain].vector_stores:
+            managers.append(self.vector)
+        if self.config.domains[domain].bm25_stores:
+            managers.append(self.bm25)
+        return managers
+
+    def _cross_encoder(self) -> Any | None:
+        if self._reranker is None and isinstance(self._rerank_spec, str):
+            with self._rerank_lock:
+                if self._reranker is None:
+                    self._reranker = load_cross_encoder(self._rerank_spec)
+        return self._reranker
+
+    def _check_domain(self, domain: str) -> None:
+        if domain not in self.config.domains:
+            known = ", ".join(sorted(self.config.domains)) or "none"
+            raise ValueError(f"unknown domain {domain!r}; configured domains: {known}")
+
+    def retrieve(
+        self,
+        domain: str,
+        query: str,
+        *,
+        metadata_filter: dict[str, Any] | None = None,
+        k: int | None = None,
+        limit: int | None = None,
+    ) -> PipelineResult:
+        """Answer ``query`` from the stores of ``domain``.
+
+        Args:
+            domain: A configured domain.
+            query: The question (normalized by the managers).
+            metadata_filter: A filter in the DSL (``klea_utils.stores.filters``).
+            k: Hits per store (default: each store's configured ``default_k``, else the
+                pipeline's ``k``).
+            limit: Fused results kept (default: all of them, up to ``k`` per store).
+
+        Raises:
+            ValueError: Unknown domain, malformed filter, or ``k``/``limit`` below 1.
+        """
+        self._check_domain(domain)
+        for name, value in (("k", k), ("limit", limit)):
+            if value is not None and not _positive_int(value):
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        canonical = validate_metadata_filter(metadata_filter) if metadata_filter else None
+        # Without k every store keeps its configured default_k (else the pipeline's k).
+        k_values: dict[str, dict[str, int]] = {domain: {}}
+        if k is not None:
+            per_domain = self.config.domains[domain]
+            for store in [*per_domain.vector_stores, *per_domain.bm25_stores]:
+                k_values[domain][store.name] = k
+        futures = {
+            manager.source_label: self._pool.submit(
+                manager.retrieve_per_store, domain, query, canonical, k_values
+            )
+            for manager in self._managers(domain)
+        }
+        sets: list[tuple[str, list[tuple[Document, float]]]] = []
+        notes: list[str] = []
+        for label, future in futures.items():
+            try:
+                sets.extend(future.result(timeout=self.leg_timeout))
+            except concurrent.futures.TimeoutError:
+                notes.append(f"{label}: no answer within {self.leg_timeout:g} s; left out")
+            except Exception as exc:  # a failing leg degrades the answer, not the request
+                self.logger.warning("%s leg of domain %r failed: %s", label, domain, exc)
+                notes.append(f"{label}: {type(exc).__name__}: {exc}")
+        merged = rrf_merge(sets)
+        model = self._cross_encoder()
+        if model is not None:
+            merged = cross_encoder_rerank(query, merged, model=model)
+        if self.recency:
+            merged = rerank_by_recency(merged)
+        return PipelineResult(domain, merged[:limit] if limit else merged, tuple(notes))
+
+    def retrieve_all(
+        self,
+        query: str,
+        *,
+        domains: Sequence[str] | None = None,
+        metadata_filter: dict[str, Any] | None = None,
+        k: int | None = None,
+        limit: int | None = None,
+    ) -> dict[str, PipelineResult]:
+        """:meth:`retrieve` for each of ``domains`` (every domain by default), by domain."""
+        chosen = list(domains) if domains else self.domains
+        for domain in chosen:
+            self._check_domain(domain)
+        return {
+            d: self.retrieve(d, query, metadata_filter=metadata_filter, k=k, limit=limit)
+            for d in chosen
+        }
+
+
+def retrieve_documents(
+    config: RetrieverConfig,
+    query: str,
+    *,
+    domain: str | None = None,
+    metadata_filter: dict[str, Any] | None = None,
+    k: int = 5,
+    embedding_model: str | Embeddings = DEFAULT_EMBEDDING_MODEL,
+    rerank: str | Any | None = None,
+    recency: bool = True,
+) -> list[Document]:
+    """Answer one query with a fresh :class:`KleaPipeline` and return its documents.
+
+    ``domain`` defaults to the only configured domain. At most ``k`` documents are
+    returned, each with its final score under :data:`SCORE_KEY` in its metadata. For more
+    than one query, keep a :class:`KleaPipeline` (or a ``KleaRetriever``) instead:
+    loading is the slow part.
+
+    Raises:
+        ValueError: When ``domain`` is ``None`` and the configuration does not have
+            exactly one domain, or for the errors of :meth:`KleaPipeline.retrieve`.
+    """
+    if domain is None:
+        if len(config.domains) != 1:
+            raise ValueError(
+                f"name a domain: the configuration has {len(config.domains)} "
+                f"({', '.join(sorted(config.domains)) or 'none'})"
+            )
+        domain = next(iter(config.domains))
+    pipeline = KleaPipeline(
+        config, embedding_model=embedding_model, k=k, rerank=rerank, recency=recency
+    )
+    try:
+        result = pipeline.retrieve(domain, query, metadata_filter=metadata_filter, limit=k)
+        return result.documents()
+    finally:
+        pipeline.close()

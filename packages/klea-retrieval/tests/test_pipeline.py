@@ -1,0 +1,232 @@
+"""The public pipeline and its LangChain retriever on real Chroma, BM25 and fts5: stores."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import time
+
+import pytest
+from klea_utils.stores.config import RetrieverConfig
+from klea_utils.stores.exceptions import MetadataFilterError
+from klea_utils.stores.langchain_retriever import KleaRetriever
+from klea_utils.stores.pipeline import SCORE_KEY, KleaPipeline, retrieve_documents
+from klea_utils.stores.utils import SOURCE_SCORES_KEY, instantiate_vector_store
+from langchain_core.embeddings import Embeddings
+from retrieval_backends import add_documents
+from retrieval_support import (
+    build_tiny_cross_encoder,
+    corpus_documents,
+    write_corpus_pickle,
+    write_fts5_index,
+)
+
+COLLECTION = "pipeline_tests"
+LOG = logging.getLogger("test_pipeline")
+
+
+class FailingEmbeddings(Embeddings):
+    """Embeddings whose queries fail (the documents were embedded by another model)."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        raise RuntimeError("embedding server unreachable")
+
+    def embed_query(self, text: str) -> list[float]:
+        raise RuntimeError("embedding server unreachable")
+
+
+class SlowEmbeddings(Embeddings):
+    """Embeddings that answer after ``delay`` seconds."""
+
+    def __init__(self, inner: Embeddings, delay: float) -> None:
+        self.inner, self.delay = inner, delay
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        time.sleep(self.delay)
+        return self.inner.embed_query(text)
+
+
+@pytest.fixture(scope="module")
+def config(tmp_path_factory, fake_embeddings) -> RetrieverConfig:
+    folder = tmp_path_factory.mktemp("pipeline")
+    chroma_dir = folder / "chroma"
+    docs = corpus_documents()
+    store = instantiate_vector_store(
+        f"chroma:{chroma_dir}", COLLECTION, fake_embeddings, LOG, create=True
+    )
+    add_documents(store, docs, [d.id or "" for d in docs])
+    pickle_path = write_corpus_pickle(folder / "bm25.pkl", docs)
+    write_fts5_index(folder / "chunks.sqlite", docs)
+    return RetrieverConfig.model_validate(
+        {
+            "domains": {
+                "neuro": {
+                    "vector_stores": [{"name": COLLECTION, "path": f"chroma:{chroma_dir}"}],
+                    "bm25_stores": [
+                        {"name": "pickled", "path": str(pickle_path)},
+                        {"name": "fts", "path": f"fts5:{folder / 'chunks.sqlite'}"},
+                    ],
+                },
+                "keywords": {"bm25_stores": [{"name": "pickled", "path": str(pickle_path)}]},
+            }
+        }
+    )
+
+
+@pytest.fixture
+def pipeline(config, fake_embeddings):
+    pipe = KleaPipeline(config.model_copy(deep=True), embedding_model=fake_embeddings, k=3)
+    yield pipe
+    pipe.close()
+
+
+def test_fuses_every_store_of_the_domain(pipeline):
+    result = pipeline.retrieve("neuro", "Golgi cells granule inhibitory network", limit=3)
+    assert result.notes == ()
+    assert len(result.hits) == 3
+    best, _ = result.hits[0]
+    assert best.metadata["file_name"] == "sinha2021.pdf"
+    assert set(best.metadata[SOURCE_SCORES_KEY]) >= {"BM25: pickled", "BM25: fts"}
+    labels = {label for doc, _ in result.hits for label in doc.metadata[SOURCE_SCORES_KEY]}
+    assert "vector store" in labels
+    scores = [score for _, score in result.hits]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_filter_applies_to_every_leg(pipeline):
+    result = pipeline.retrieve(
+        "neuro", "neurons", metadata_filter={"year": {"$gte": 2015}}, k=6, limit=10
+    )
+    years = [doc.metadata["year"] for doc, _ in result.hits]
+    assert years
+    assert all(year >= 2015 for year in years)
+
+
+def test_limit_and_k(pipeline):
+    assert len(pipeline.retrieve("neuro", "neurons").hits) > 3  # all fused: 3 per store
+    assert len(pipeline.retrieve("neuro", "neurons", k=1, limit=1).hits) == 1
+    assert len(pipeline.retrieve("neuro", "neurons", k=6, limit=6).hits) == 6
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"metadata_filter": {"year": {"$bogus": 1}}}, MetadataFilterError, "$bogus"),
+        ({"k": 0}, ValueError, "k must be an integer >= 1"),
+    ],
+)
+def test_bad_input_raises(pipeline, kwargs, error, message):
+    with pytest.raises(error, match=message.replace("$", r"\$")):
+        pipeline.retrieve("neuro", "neurons", **kwargs)
+
+
+def test_unknown_domain_names_the_known_ones(pipeline):
+    with pytest.raises(ValueError, match="unknown domain 'nope'; configured domains: keywords"):
+        pipeline.retrieve("nope", "neurons")
+
+
+def test_a_failing_leg_degrades_with_a_note(config):
+    pipe = KleaPipeline(config.model_copy(deep=True), embedding_model=FailingEmbeddings())
+    try:
+        result = pipe.retrieve("neuro", "Golgi cells")
+    finally:
+        pipe.close()
+    assert result.notes == ("vector store: RuntimeError: embedding server unreachable",)
+    assert result.hits[0][0].metadata["file_name"] == "sinha2021.pdf"
+
+
+def test_a_slow_leg_is_left_out_after_the_timeout(config, fake_embeddings):
+    slow = SlowEmbeddings(fake_embeddings, delay=1.5)
+    pipe = KleaPipeline(config.model_copy(deep=True), embedding_model=slow, leg_timeout=0.3)
+    try:
+        pipe.load()
+        started = time.perf_counter()
+        result = pipe.retrieve("neuro", "Golgi cells")
+        elapsed = time.perf_counter() - started
+    finally:
+        pipe.close()
+    assert elapsed < 1.2
+    assert result.notes == ("vector store: no answer within 0.3 s; left out",)
+    assert result.hits
+
+
+def test_cross_encoder_rerank_replaces_scores(config, tmp_path, fake_embeddings):
+    model = build_tiny_cross_encoder(tmp_path / "ce")
+    pipe = KleaPipeline(
+        config.model_copy(deep=True),
+        embedding_model=fake_embeddings,
+        rerank=str(model),
+        recency=False,
+    )
+    try:
+        pipe.load()
+        plain = KleaPipeline(config.model_copy(deep=True), recency=False)
+        fused = plain.retrieve("keywords", "neurons", k=6)
+        plain.close()
+        reranked = pipe.retrieve("keywords", "neurons", k=6)
+    finally:
+        pipe.close()
+    assert {d.page_content for d, _ in reranked.hits} == {d.page_content for d, _ in fused.hits}
+    assert [s for _, s in reranked.hits] != [s for _, s in fused.hits]
+
+
+def test_threads_share_one_pipeline(pipeline):
+    pipeline.load()
+    expected = pipeline.retrieve("neuro", "dopamine reinforcement").hits
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(
+            pool.map(lambda _: pipeline.retrieve("neuro", "dopamine reinforcement"), range(16))
+        )
+    assert all(a.hits == expected for a in answers)
+
+
+def test_retrieve_all_by_domain(pipeline):
+    results = pipeline.retrieve_all("Golgi cells")
+    assert list(results) == ["neuro", "keywords"]
+    assert results["keywords"].hits[0][0].metadata["file_name"] == "sinha2021.pdf"
+
+
+def test_retrieve_documents_one_shot(config):
+    one = RetrieverConfig(domains={"keywords": config.domains["keywords"].model_copy(deep=True)})
+    docs = retrieve_documents(one, "dopamine", k=2)
+    assert docs[0].metadata["file_name"] == "smith2019.pdf"
+    assert isinstance(docs[0].metadata[SCORE_KEY], float)
+    with pytest.raises(ValueError, match="name a domain: the configuration has 2"):
+        retrieve_documents(config, "dopamine")
+
+
+def test_langchain_retriever_sync_and_async(pipeline):
+    retriever = KleaRetriever(pipeline=pipeline, domain="neuro", k=2)
+    docs = retriever.invoke("Golgi cells")
+    assert len(docs) == 2
+    assert docs[0].metadata["file_name"] == "sinha2021.pdf"
+    assert docs[0].metadata[SCORE_KEY] >= docs[1].metadata[SCORE_KEY]
+    async_docs = asyncio.run(retriever.ainvoke("Golgi cells"))
+    assert async_docs == docs
+
+
+def test_langchain_retriever_filter_and_from_config(config, fake_embeddings):
+    retriever = KleaRetriever.from_config(
+        config.model_copy(deep=True),
+        domain="neuro",
+        k=4,
+        metadata_filter={"year": 2021},
+        embedding_model=fake_embeddings,
+    )
+    try:
+        docs = retriever.invoke("neurons")
+    finally:
+        retriever.pipeline.close()
+    assert docs
+    assert {d.metadata["year"] for d in docs} == {2021}
+
+
+def test_langchain_retriever_checks_the_domain(pipeline):
+    with pytest.raises(ValueError, match="name a domain: the configuration has 2"):
+        KleaRetriever(pipeline=pipeline)
+    with pytest.raises(ValueError, match="unknown domain 'x'"):
+        KleaRetriever(pipeline=pipeline, domain="x")
