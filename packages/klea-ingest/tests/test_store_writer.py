@@ -65,7 +65,8 @@ def test_incremental_lifecycle(tmp_path: Path, embeddings: CountingEmbeddings) -
     assert "_sources" not in meta
     assert meta["authors"][:2] == ["Ankur Sinha", "ankur sinha"]
     manifest = json.loads((source / ".klea-cache" / "papers.manifest.json").read_text())
-    assert manifest["files"]["b.md"] == {"file_hash": results[1][0], "chunks": 5, "complete": True}
+    section = manifest["stores"][f"chroma:{store_dir.resolve()}"]
+    assert section["files"]["b.md"] == {"file_hash": results[1][0], "chunks": 5, "complete": True}
 
     # unchanged: nothing re-embedded
     embeddings.embedded = 0
@@ -328,7 +329,8 @@ def test_kill_during_store_then_rerun_converges(tmp_path: Path, embeddings) -> N
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    done = json.loads(manifest.read_text())["files"]
+    (section,) = json.loads(manifest.read_text())["stores"].values()
+    done = section["files"]
     assert 0 < sum(e["complete"] for e in done.values()) < 6
 
     def results():

@@ -20,6 +20,8 @@ from typing import Any, Protocol
 from klea_utils.stores._ingest.bm25_corpus import Bm25CorpusWriter
 from klea_utils.stores._ingest.fts5_corpus import Fts5IndexWriter
 from klea_utils.stores._ingest.manifest import StoreManifest, chunk_ids, manifest_path
+from klea_utils.stores._ingest.store_check import missing_ids
+from klea_utils.stores._ingest.store_identity import resolve_local_path, resolve_store_uri
 from klea_utils.stores._ingest.store_progress import StoreProgress
 from klea_utils.stores.chunk_worker import DEFAULT_WORKER_MEM_LIMIT
 from klea_utils.stores.ingest_exceptions import SourceLayoutError
@@ -56,6 +58,7 @@ class StoreSummary:
     files_replaced: int = 0
     files_skipped: int = 0
     files_empty: int = 0
+    files_restored: int = 0
     chunks_added: int = 0
     chunks_deleted: int = 0
     bm25_chunks: int = 0
@@ -71,6 +74,11 @@ class StoreSummary:
         )
         if self.files_empty:
             text += f"; {self.files_empty} file(s) without chunks"
+        if self.files_restored:
+            text += (
+                f"; {self.files_restored} file(s) the manifest listed were missing from "
+                "the store and were added again"
+            )
         if self.bm25_chunks:
             text += f"; BM25 corpus holds {self.bm25_chunks} chunk(s)"
         if self.fts5_chunks:
@@ -173,6 +181,9 @@ def store_all(
 
     log = builder.logger
     source_dir = Path(source_dir).resolve()
+    store_uri = resolve_store_uri(store_uri)  # once: the store's identity for the whole run
+    bm25_path = str(resolve_local_path(bm25_path)) if bm25_path else None
+    fts5_path = str(resolve_local_path(fts5_path)) if fts5_path else None
     manifest_path(source_dir, collection_name)  # validates the collection name first
     _source_files(builder, source_dir)  # refuses two files of the same name up front
     fts5 = (
@@ -245,9 +256,19 @@ def _store_file(
     progress: StoreProgress,
 ) -> None:
     if manifest.is_current(name, file_hash, len(stored)):
-        summary.files_skipped += 1
-        progress.file_done(name, skipped=True)
-        return
+        lost = missing_ids(store, [str(d.id) for d in stored])
+        if not lost:
+            summary.files_skipped += 1
+            progress.file_done(name, skipped=True)
+            return
+        summary.files_restored += 1
+        progress.logger.warning(
+            "%s: the manifest records %d chunk(s) but the store lacks %d of them; adding "
+            "the file again",
+            name,
+            len(stored),
+            len(lost),
+        )
     existed = name in manifest.files
     stale = manifest.begin(name, file_hash, len(stored))
     if stale:

@@ -22,6 +22,7 @@ from typing import IO
 
 from klea_utils.stores._ingest.atomic import atomic_write_json
 from klea_utils.stores._ingest.manifest import sidecar_path
+from klea_utils.stores._ingest.store_identity import resolve_store_uri
 from klea_utils.stores.ingest_exceptions import IngestError
 from klea_utils.stores.retrieval.bm25 import iter_corpus_documents
 from langchain_core.documents import Document
@@ -37,7 +38,7 @@ class Bm25CorpusWriter:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.path = Path(path)
         self.collection = collection
-        self.store_uri = store_uri
+        self.store_uri = resolve_store_uri(store_uri)
         self.batch_size = batch_size
         self.force = force
         self._check_owner()
@@ -64,7 +65,13 @@ class Bm25CorpusWriter:
             ) from None
         except (OSError, ValueError) as exc:
             raise IngestError(f"{sidecar}: unreadable BM25 corpus sidecar ({exc})") from exc
-        if owner.get("collection") != self.collection or owner.get("store_uri") != self.store_uri:
+        if not isinstance(owner, dict):
+            owner = {}
+        recorded = owner.get("store_uri")
+        same_store = isinstance(recorded, str) and (
+            resolve_store_uri(recorded) == resolve_store_uri(self.store_uri)
+        )
+        if owner.get("collection") != self.collection or not same_store:
             raise IngestError(
                 f"{self.path}: this BM25 corpus belongs to collection "
                 f"{owner.get('collection')!r} in {owner.get('store_uri')!r}, not "

@@ -1,9 +1,17 @@
 """The store manifest: which files a collection holds, written atomically after each file.
 
-``<source>/.klea-cache/<collection>.manifest.json``::
+``<source>/.klea-cache/<collection>.manifest.json`` keeps one section per store, keyed by
+the store's resolved URI (:func:`~.store_identity.resolve_store_uri`), so the same
+collection name written to two stores, or one store named by a relative and an absolute
+path, never mixes records::
 
-    {"version": 1, "collection": "papers", "store_uri": "chroma:/data/store",
-     "files": {"a.pdf": {"file_hash": "<sha256>", "chunks": 12, "complete": true}}}
+    {"version": 2, "collection": "papers",
+     "stores": {"chroma:/data/store": {"files": {
+         "a.pdf": {"file_hash": "<sha256>", "chunks": 12, "complete": true}}}}}
+
+A version-1 manifest (one ``store_uri`` and its ``files``) is read as that store's section.
+The manifest is a record, not the truth: the store phase checks that the store holds each
+skipped file's ids and re-adds what it lacks.
 
 A file's entry is written with ``complete: false`` *before* its chunks are added and
 flipped to ``true`` once they all are, so a process killed mid-file leaves a marker: the
@@ -23,8 +31,8 @@ from klea_utils.stores._ingest.atomic import atomic_write_json
 from klea_utils.stores._retrieval.layout import CACHE_DIR_NAME
 from klea_utils.stores.ingest_exceptions import IngestError
 
-MANIFEST_VERSION = 1
-"""Format version written into every manifest."""
+MANIFEST_VERSION = 2
+"""Format version written into every collection manifest (version 1 is still read)."""
 
 SIDECAR_SUFFIX = ".klea.json"
 """Suffix of the sidecar recording which collection a BM25 corpus or FTS5 index belongs to."""
@@ -86,39 +94,19 @@ class StoreManifest:
 
     @classmethod
     def load(cls, source_dir: Path, collection: str, store_uri: str) -> StoreManifest:
-        """Load the manifest, or start an empty one (also when it names another store).
+        """Load the collection manifest's section for ``store_uri`` (resolved).
+
+        Other stores' sections are kept and written back unchanged by :meth:`save`.
 
         Raises:
             IngestError: When the manifest exists but cannot be parsed.
         """
-        path = manifest_path(source_dir, collection)
-        empty = cls(path, collection, store_uri)
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return empty
-        except (OSError, ValueError) as exc:
-            raise IngestError(
-                f"{path}: unreadable store manifest ({exc}); delete it and rerun with --force"
-            ) from exc
-        if raw.get("store_uri") != store_uri:
-            _log.warning(
-                "%s: recorded for store %r, not %r; starting a fresh manifest",
-                path,
-                raw.get("store_uri"),
-                store_uri,
-            )
-            return empty
-        try:
-            files = {name: ManifestEntry(**entry) for name, entry in raw["files"].items()}
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise IngestError(f"{path}: malformed store manifest ({exc})") from exc
-        return cls(path, collection, store_uri, files)
+        return CollectionManifest.load_section(source_dir, collection, store_uri)
 
     def to_json(self) -> dict[str, Any]:
-        """The manifest as a JSON-ready dict."""
+        """One store's manifest as a JSON-ready dict (the FTS5 sidecar's format)."""
         return {
-            "version": MANIFEST_VERSION,
+            "version": 1,
             "collection": self.collection,
             "store_uri": self.store_uri,
             "files": {
@@ -156,7 +144,61 @@ class StoreManifest:
         self.files[file_name] = ManifestEntry(file_hash, chunks, complete=True)
         self.save()
 
+    def expected_chunks(self) -> int:
+        """Chunks the manifest says the store holds (complete entries only)."""
+        return sum(e.chunks for e in self.files.values() if e.complete)
+
     def clear(self) -> None:
         """Forget every file and save (after the collection was dropped)."""
         self.files.clear()
         self.save()
+
+
+def _parse_files(path: Path, files: Any) -> dict[str, ManifestEntry]:
+    try:
+        return {str(name): ManifestEntry(**entry) for name, entry in files.items()}
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise IngestError(f"{path}: malformed store manifest ({exc})") from exc
+
+
+@dataclass
+class CollectionManifest(StoreManifest):
+    """A collection's manifest file: this store's section plus the others, kept as read."""
+
+    others: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def load_section(cls, source_dir: Path, collection: str, store_uri: str) -> CollectionManifest:
+        """Read ``store_uri``'s section (empty when absent) and keep the other sections."""
+        from klea_utils.stores._ingest.store_identity import resolve_store_uri
+
+        path = manifest_path(source_dir, collection)
+        store_uri = resolve_store_uri(store_uri)
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return cls(path, collection, store_uri)
+        except (OSError, ValueError, RecursionError) as exc:
+            raise IngestError(
+                f"{path}: unreadable store manifest ({exc}); delete it and rerun with --force"
+            ) from exc
+        if not isinstance(raw, dict):
+            raise IngestError(f"{path}: malformed store manifest (not a JSON object)")
+        sections = raw.get("stores")
+        if sections is None and "store_uri" in raw:  # version 1: one store
+            sections = {resolve_store_uri(str(raw["store_uri"])): {"files": raw.get("files")}}
+        if not isinstance(sections, dict):
+            raise IngestError(f"{path}: malformed store manifest (no 'stores' object)")
+        mine = sections.pop(store_uri, None)
+        files = _parse_files(path, mine.get("files") or {}) if isinstance(mine, dict) else {}
+        return cls(path, collection, store_uri, files, others=sections)
+
+    def to_json(self) -> dict[str, Any]:
+        """The whole manifest file: every store's section, this one updated."""
+        mine = super().to_json()
+        stores = {**self.others, self.store_uri: {"files": mine["files"]}}
+        return {
+            "version": MANIFEST_VERSION,
+            "collection": self.collection,
+            "stores": dict(sorted(stores.items())),
+        }

@@ -1,0 +1,23 @@
+"""Checking that a vector store holds the chunk ids the manifest records.
+
+A manifest can outlive its store (the store folder deleted, the collection dropped by hand,
+a run against a copy): skipping a file because the manifest says it is stored would then
+leave the collection silently empty. One id look-up per skipped file keeps the check cheap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def missing_ids(store: Any, ids: list[str]) -> list[str]:
+    """The ids of ``ids`` that ``store`` (a LangChain vector store) does not hold."""
+    if not ids:
+        return []
+    present: set[str]
+    if type(store).__module__.startswith("langchain_chroma"):
+        got = store._collection.get(ids=ids, include=[])  # ids only: no documents, no vectors
+        present = {str(i) for i in got["ids"]}
+    else:
+        present = {str(doc.id) for doc in store.get_by_ids(ids)}
+    return [i for i in ids if i not in present]
