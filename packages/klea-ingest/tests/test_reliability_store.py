@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from chromadb.api.client import SharedSystemClient
 from ingest_store_support import make_builder, write_source
-from klea_utils.stores._ingest.bm25_corpus import read_corpus
+from klea_utils.stores.retrieval.bm25 import read_corpus
 from klea_utils.stores.store_writer import store_all
 from klea_utils.stores.utils import instantiate_vector_store
 from langchain_core.embeddings import DeterministicFakeEmbedding
