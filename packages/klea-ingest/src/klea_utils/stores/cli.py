@@ -115,17 +115,6 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(1)
 
 
-def _store_dir(store_uri: str) -> Path | None:
-    scheme, _, location = store_uri.partition(":")
-    if (
-        scheme in {"chroma", "qdrant"}
-        and location
-        and not location.startswith(("http://", "https://"))
-    ):
-        return Path(location).resolve()
-    return None
-
-
 def _builder(
     model: str,
     logger: logging.Logger,
@@ -135,15 +124,17 @@ def _builder(
     embed_batch_size: int = 256,
     store_uri: str | None = None,
 ) -> Any:
+    from klea_utils.stores._retrieval.store_uri import StoreURI
     from klea_utils.stores.ingestion import StoresBuilder
 
+    local = StoreURI.vector(store_uri).local_path if store_uri else None
     return StoresBuilder(
         model,
         logger,
         max_tokens=max_tokens,
         do_ocr=do_ocr,
         embed_batch_size=embed_batch_size,
-        store_dir=_store_dir(store_uri) if store_uri else None,
+        store_dir=local.resolve() if local is not None else None,
     )
 
 
@@ -163,7 +154,7 @@ def _run(step: Any) -> None:
         step()
     except typer.Exit:
         raise
-    except (KleaStoresError, ValueError, FileNotFoundError, NotADirectoryError) as exc:
+    except (KleaStoresError, OSError) as exc:
         raise _fail(str(exc)) from exc
 
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
+from klea_utils.stores._retrieval.store_uri import StoreURI
 from klea_utils.stores.exceptions import StoreConfigError
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
@@ -86,12 +87,8 @@ class VectorStoreInfo(StoreInfo):
 
     @field_validator("path")
     @classmethod
-    def _has_scheme(cls, value: str) -> str:
-        scheme, sep, location = value.partition(":")
-        if not sep or not scheme or not location:
-            raise ValueError(
-                f"vector store path {value!r} must be 'scheme:location', e.g. 'chroma:/data/store'"
-            )
+    def _is_store_uri(cls, value: str) -> str:
+        StoreURI.vector(value)
         return value
 
 
@@ -101,6 +98,12 @@ class BM25StoreInfo(StoreInfo):
     ``path`` points to the pickled document corpus that the ``BM25RetrieverManager``
     loads to build its keyword index.
     """
+
+    @field_validator("path")
+    @classmethod
+    def _is_bm25_path(cls, value: str) -> str:
+        StoreURI.bm25(value)
+        return value
 
     stemming: bool | None = None
     """Match words by their Porter stem, so ``inhibits`` finds ``inhibition``.

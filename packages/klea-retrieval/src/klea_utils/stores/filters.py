@@ -27,8 +27,9 @@ from klea_utils.stores._retrieval.filter_dsl import (
     referenced_fields,
 )
 from klea_utils.stores._retrieval.filter_match import matches
+from klea_utils.stores._retrieval.store_uri import StoreURI
 from klea_utils.stores.config import FilterFieldInfo
-from klea_utils.stores.exceptions import MetadataFilterError, StoreConfigError
+from klea_utils.stores.exceptions import MetadataFilterError
 from langchain_core.documents import Document
 
 __all__ = [
@@ -51,8 +52,6 @@ _logger = logging.getLogger(__name__)
 
 QDRANT_METADATA_PAYLOAD_KEY = "metadata"
 """Payload key under which ``langchain_qdrant.QdrantVectorStore`` stores document metadata."""
-
-_SCHEMES = ("chroma", "qdrant", "pgvector")
 
 
 def validate_metadata_filter(f: dict[str, Any]) -> dict[str, Any]:
@@ -238,16 +237,6 @@ def qdrant_payload_filter(f: dict[str, Any], payload_key: str = QDRANT_METADATA_
     return to_qdrant_filter(f, key_prefix=f"{payload_key}." if payload_key else "")
 
 
-def _scheme(path: str) -> str:
-    scheme, sep, _ = path.partition(":")
-    if not sep or scheme not in _SCHEMES:
-        raise StoreConfigError(
-            f"store path {path!r} has a missing or unknown scheme; "
-            f"expected one of {', '.join(s + ':' for s in _SCHEMES)}"
-        )
-    return scheme
-
-
 def translate_metadata_filter(path: str, f: dict[str, Any]) -> Any:
     """Translate a filter for the backend named by a store path.
 
@@ -274,7 +263,7 @@ def translate_metadata_filter(path: str, f: dict[str, Any]) -> Any:
     Raises:
         ValueError: When the scheme is missing or unknown, or the filter is malformed.
     """
-    scheme = _scheme(path)
+    scheme = StoreURI.vector(path).scheme
     if scheme == "chroma":
         return to_chroma_filter(f)
     if scheme == "pgvector":
@@ -297,7 +286,7 @@ def translation_is_exact(path: str, f: dict[str, Any]) -> bool:
     Raises:
         ValueError: When the scheme is missing or unknown, or the filter is malformed.
     """
-    scheme = _scheme(path)
+    scheme = StoreURI.vector(path).scheme
     canonical = canonicalize(f)
     if scheme == "chroma":
         return backends.chroma_is_exact(canonical)

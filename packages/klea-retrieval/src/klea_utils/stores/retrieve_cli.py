@@ -156,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logger = logging.getLogger("klea-retrieve")
     try:
         text = run(args, logger)
-    except (FileNotFoundError, ValueError, KleaStoresError, ImportError) as exc:
+    except (KleaStoresError, OSError) as exc:
         print(f"klea-retrieve: error: {exc}", file=sys.stderr)
         return 2
     print(text)

@@ -29,6 +29,7 @@ from typing import Any
 
 from klea_utils.stores._ingest.atomic import atomic_write_json
 from klea_utils.stores._retrieval.layout import CACHE_DIR_NAME
+from klea_utils.stores.exceptions import StoreConfigError
 from klea_utils.stores.ingest_exceptions import IngestError
 
 MANIFEST_VERSION = 2
@@ -50,10 +51,11 @@ def manifest_path(source_dir: Path, collection_name: str) -> Path:
     """``<source_dir>/.klea-cache/<collection>.manifest.json``.
 
     Raises:
-        ValueError: When the collection name could escape the cache folder.
+        StoreConfigError: A ``ValueError``, when the collection name could escape the cache
+            folder.
     """
     if not _SAFE_NAME.match(collection_name) or collection_name in {".", ".."}:
-        raise ValueError(
+        raise StoreConfigError(
             f"collection name {collection_name!r} may only use letters, digits, '_', '-' and '.'"
         )
     return Path(source_dir) / CACHE_DIR_NAME / f"{collection_name}.manifest.json"

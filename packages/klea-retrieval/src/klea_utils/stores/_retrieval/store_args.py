@@ -24,11 +24,11 @@ from pathlib import Path
 
 from klea_utils.stores._retrieval.config_files import STORES_CONFIG_ENV_VAR, load_retriever_config
 from klea_utils.stores._retrieval.store_paths import (
-    FTS5_PREFIX,
     absolute_store_paths,
     local_store_path,
     store_path_problems,
 )
+from klea_utils.stores._retrieval.store_uri import VECTOR_SCHEMES, StoreURI
 from klea_utils.stores.config import (
     BM25StoreInfo,
     PerDomainConfig,
@@ -52,7 +52,6 @@ __all__ = [
 DIRECT_DOMAIN = "default"
 """Domain that holds the stores given with ``--store`` and ``--bm25-store``."""
 
-_VECTOR_SCHEMES = ("chroma", "qdrant", "pgvector")
 _COLLECTION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -73,12 +72,13 @@ def parse_vector_store_arg(text: str) -> VectorStoreInfo:
         raise StoreArgsError(
             f"--store {text!r}: expected COLLECTION=URI, e.g. papers=chroma:stores/chroma"
         )
-    scheme, colon, location = uri.partition(":")
-    if not colon or scheme not in _VECTOR_SCHEMES or not location:
+    try:
+        StoreURI.vector(uri)
+    except StoreConfigError:
         raise StoreArgsError(
             f"--store {text!r}: the URI must start with one of "
-            f"{', '.join(s + ':' for s in _VECTOR_SCHEMES)} followed by a location"
-        )
+            f"{', '.join(s + ':' for s in VECTOR_SCHEMES)} followed by a location"
+        ) from None
     return VectorStoreInfo(name=name, path=uri)
 
 
@@ -91,9 +91,10 @@ def parse_bm25_store_arg(text: str, name: str | None = None) -> BM25StoreInfo:
     Raises:
         StoreArgsError: The value is empty.
     """
-    location = text[len(FTS5_PREFIX) :] if text.startswith(FTS5_PREFIX) else text
-    if not location.strip():
-        raise StoreArgsError(f"--bm25-store {text!r}: expected a file path or fts5:PATH")
+    try:
+        location = StoreURI.bm25(text).location
+    except StoreConfigError:
+        raise StoreArgsError(f"--bm25-store {text!r}: expected a file path or fts5:PATH") from None
     return BM25StoreInfo(name=name or Path(location).name or location, path=text)
 
 

@@ -11,14 +11,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from klea_utils.stores._retrieval.store_uri import StoreURI
 from klea_utils.stores.config import RetrieverConfig, StoreInfo
 
-__all__ = ["FTS5_PREFIX", "absolute_store_paths", "local_store_path", "store_path_problems"]
-
-FTS5_PREFIX = "fts5:"
-"""Prefix of BM25 stores served by a SQLite FTS5 index."""
-
-_REMOTE = ("http://", "https://")
+__all__ = ["absolute_store_paths", "local_store_path", "store_path_problems"]
 
 
 def local_store_path(path: str, *, vector: bool) -> tuple[str, Path] | None:
@@ -27,14 +23,9 @@ def local_store_path(path: str, *, vector: bool) -> tuple[str, Path] | None:
     Vector stores: ``chroma:DIR`` and ``qdrant:DIR`` are local (``qdrant:http://...`` and
     ``pgvector:...`` are not). BM25 stores: ``fts5:FILE`` and a bare corpus path are local.
     """
-    if vector:
-        scheme, sep, location = path.partition(":")
-        if not sep or scheme not in {"chroma", "qdrant"} or location.startswith(_REMOTE):
-            return None
-        return f"{scheme}:", Path(location)
-    if path.startswith(FTS5_PREFIX):
-        return FTS5_PREFIX, Path(path[len(FTS5_PREFIX) :])
-    return "", Path(path)
+    uri = StoreURI.vector(path) if vector else StoreURI.bm25(path)
+    local = uri.local_path
+    return None if local is None else (uri.prefix, local)
 
 
 def _absolute(path: str, base: Path, *, vector: bool) -> str:

@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._retrieval.extras import import_extra
+from klea_utils.stores._retrieval.store_uri import StoreURI
+from klea_utils.stores.exceptions import StoreConfigError
 from langchain_core.embeddings import Embeddings
 
 __all__ = [
     "CHROMA_HNSW_SPACE",
-    "VECTOR_SCHEMES",
     "check_store_target",
     "drop_collection",
     "instantiate_vector_store",
@@ -20,28 +21,6 @@ __all__ = [
 
 CHROMA_HNSW_SPACE = "cosine"
 """HNSW distance space of Chroma collections created by Klea (scores are cosine similarities)."""
-
-VECTOR_SCHEMES = ("chroma", "qdrant", "pgvector")
-"""The vector store URI schemes understood by :func:`instantiate_vector_store`."""
-
-
-def split_store_uri(path: str) -> tuple[str, str]:
-    """Split ``scheme:location``; raise ``ValueError`` naming the path when malformed."""
-    if not isinstance(path, str) or ":" not in path:
-        raise ValueError(
-            f"store path {path!r} has no scheme: expected 'scheme:location' with scheme "
-            f"one of {', '.join(VECTOR_SCHEMES)}"
-        )
-    scheme, location = path.split(":", 1)
-    if scheme not in VECTOR_SCHEMES:
-        raise ValueError(
-            f"store path {path!r} has unknown scheme {scheme!r}; expected one of "
-            f"{', '.join(VECTOR_SCHEMES)}"
-        )
-    if not location:
-        raise ValueError(f"store path {path!r} has an empty location")
-    return scheme, location
-
 
 _CHROMA_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]")
 """Chroma's rule for collection names: 3-512 of ``[A-Za-z0-9._-]``, alphanumeric at both ends."""
@@ -54,11 +33,12 @@ def check_store_target(path: str, name: str) -> tuple[str, str]:
         ValueError: The URI is malformed, the name empty, or (Chroma) outside Chroma's
             naming rule; the message names the store and the name.
     """
-    scheme, location = split_store_uri(path)
+    uri = StoreURI.vector(path)
+    scheme, location = uri.scheme, uri.location
     if not name:
-        raise ValueError(f"store {path!r}: collection name must be non-empty")
+        raise StoreConfigError(f"store {path!r}: collection name must be non-empty")
     if scheme == "chroma" and (not _CHROMA_NAME.fullmatch(name) or ".." in name):
-        raise ValueError(
+        raise StoreConfigError(
             f"Chroma store {location!r}: collection name {name!r} must be 3-512 characters "
             "from a-z, A-Z, 0-9, '.', '_' and '-', start and end with a letter or digit, "
             "and hold no '..'"
@@ -69,7 +49,7 @@ def check_store_target(path: str, name: str) -> tuple[str, str]:
 def _chroma(location: str, name: str, embeddings: Embeddings, create: bool) -> Any:
     folder = Path(location).expanduser()
     if folder.exists() and not folder.is_dir():
-        raise ValueError(
+        raise StoreConfigError(
             f"Chroma store path {location!r} is a file; point it at the store folder "
             "(Chroma keeps <folder>/chroma.sqlite3 and the file name is not configurable)"
         )
@@ -165,8 +145,7 @@ def drop_collection(store: Any, store_path: str, collection_name: str) -> None:
     Raises:
         ValueError: When the scheme is missing or unknown.
     """
-    scheme, _ = split_store_uri(store_path)
-    if scheme == "qdrant":
+    if StoreURI.vector(store_path).scheme == "qdrant":
         client = store.client
         if client.collection_exists(collection_name):
             client.delete_collection(collection_name)

@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._retrieval.store_uri import FTS5_PREFIX, StoreURI
 from klea_utils.stores.config import StoreInfo
 from klea_utils.stores.exceptions import StoreBackendError
 from klea_utils.stores.filters import filter_docs_by_metadata
@@ -20,7 +21,7 @@ from langchain_core.documents import Document
 
 __all__ = ["FTS5_SCHEME", "BM25RetrieverManager", "iter_corpus_documents", "read_corpus"]
 
-FTS5_SCHEME = "fts5:"
+FTS5_SCHEME = FTS5_PREFIX
 """Path prefix of BM25 stores served by SQLite FTS5 (``fts5:/path/index.sqlite``)."""
 
 _OVERFETCH = 4
@@ -122,10 +123,11 @@ class BM25RetrieverManager(BaseKleaRetriever):
         return self.config.domains[domain_name].bm25_stores
 
     def _instantiate_store(self, store: StoreInfo) -> Any | None:
-        if store.path.startswith(FTS5_SCHEME):
+        uri = StoreURI.bm25(store.path)
+        if uri.scheme == "fts5":
             from klea_utils.stores.retrieval._fts5 import Fts5Bm25Index
 
-            location = store.path[len(FTS5_SCHEME) :]
+            location = uri.location
             if not Path(location).is_file():
                 self.logger.warning(
                     "BM25 store %r: FTS5 index %r not found; skipping it", store.name, location

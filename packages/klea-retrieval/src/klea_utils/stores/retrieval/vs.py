@@ -7,7 +7,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from klea_utils.stores._retrieval.vector_stores import split_store_uri
+from klea_utils.stores._retrieval.store_uri import StoreURI
 from klea_utils.stores.config import RetrieverConfig, StoreInfo
 from klea_utils.stores.embedding_models import load_embeddings
 from klea_utils.stores.filters import translate_metadata_filter
@@ -81,7 +81,7 @@ class VSRetriever(BaseKleaRetriever):
         k: int,
         metadata_filter: dict[str, Any] | None,
     ) -> list[tuple[Document, float]]:
-        scheme, _ = split_store_uri(store.path)
+        scheme = StoreURI.vector(store.path).scheme
         native: Any = None
         if metadata_filter:
             # For qdrant: paths this already nests the keys under the ``metadata.``
