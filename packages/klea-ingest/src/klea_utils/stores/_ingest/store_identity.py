@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_LOCAL_SCHEMES = ("chroma", "qdrant")
-_REMOTE_PREFIXES = ("http://", "https://")
+from klea_utils.stores._retrieval.store_uri import StoreURI
+from klea_utils.stores.exceptions import StoreConfigError
 
 
 def resolve_store_uri(store_uri: str) -> str:
@@ -20,12 +20,14 @@ def resolve_store_uri(store_uri: str) -> str:
     a scheme come back unchanged; :func:`klea_utils.stores.utils.check_store_target`
     reports malformed ones.
     """
-    scheme, sep, location = store_uri.partition(":")
-    if not sep or scheme not in _LOCAL_SCHEMES or not location:
+    try:
+        uri = StoreURI.vector(store_uri)
+    except StoreConfigError:
         return store_uri
-    if location.startswith(_REMOTE_PREFIXES):
+    local = uri.local_path
+    if local is None:
         return store_uri
-    return f"{scheme}:{Path(location).expanduser().resolve()}"
+    return str(uri.with_location(local.expanduser().resolve()))
 
 
 def resolve_local_path(path: str | Path | None) -> Path | None:
