@@ -133,3 +133,48 @@ def test_klea_ingest_brings_both_halves_of_the_namespace(
     python = next(fresh_venv(tmp_path, wheels, "klea-ingest"))
     found = imports(python, RETRIEVAL_MODULES + INGEST_MODULES)
     assert all(found.values()), found
+
+
+def test_uninstalling_klea_ingest_leaves_klea_retrieval_importable_and_typed(
+    wheels: dict[str, Path], tmp_path: Path
+) -> None:
+    python = next(fresh_venv(tmp_path, wheels, "klea-ingest"))
+    run("uv", "pip", "uninstall", "--quiet", "--python", python, "klea-ingest")
+    found = imports(python, RETRIEVAL_MODULES + INGEST_MODULES)
+    assert all(found[m] for m in RETRIEVAL_MODULES), found
+    assert not any(found[m] for m in INGEST_MODULES), found
+    where = (
+        "import klea_utils.stores.metadata as m, pathlib; print(pathlib.Path(m.__file__).parent)"
+    )
+    stores = Path(run(python, "-c", where, cwd=tmp_path).strip())
+    assert (stores / "py.typed").is_file()
+    # A type checker reads the installed package's annotations (with no marker it would
+    # refuse the import as untyped): a wrong assignment is reported, nothing else.
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from klea_utils.stores.metadata import is_dropped_key\n"
+        'wrong: str = is_dropped_key("title")\n',
+        encoding="utf-8",
+    )
+    config = tmp_path / "mypy.ini"
+    config.write_text("[mypy]\n", encoding="utf-8")
+    checked = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            config,
+            "--python-executable",
+            python,
+            "--no-incremental",
+            probe,
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert 'expression has type "bool", variable has type "str"' in checked.stdout, checked.stdout
+    assert "py.typed" not in checked.stdout
+    assert checked.stdout.count("error:") == 1, checked.stdout
