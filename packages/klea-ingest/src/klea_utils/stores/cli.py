@@ -49,8 +49,12 @@ problems).
 
 6. store-lint --bm25-store FILE: check the stored corpus and review sample chunks.
 
-build SOURCE --store ... --collection ... does steps 2 and 5 without the review. Exit code \
-1 means something needs attention.
+build SOURCE --store ... --collection ... does steps 2 and 5 without the review.
+
+Exit status: 0 when the work is done (a file that fails conversion is skipped, named with \
+its reason in the last line, and needs no metadata-map entry); 1 when it failed (no file \
+could be stored, a lint found problems, or any file failed under --strict); 2 for a usage \
+error.
 """
 
 app = typer.Typer(name="klea-stores-create", help=_HELP, no_args_is_help=True, add_completion=False)
@@ -93,6 +97,13 @@ Fts5Stemming = Annotated[
         help="Match words by their Porter stem (FTS5's porter tokenizer) so 'inhibits' finds "
         "'inhibition'. Default: as the index was built; a new index does not stem.",
         show_default=False,
+    ),
+]
+Strict = Annotated[
+    bool,
+    typer.Option(
+        "--strict",
+        help="Exit 1 when any file failed (default: exit 0 when every other file was stored).",
     ),
 ]
 EmbedBatch = Annotated[
@@ -201,10 +212,12 @@ def chunk(
     force: Force = False,
     worker_mem_limit: MemLimit = 4 * 1024**3,
     worker_batch_size: WorkerBatch = 200,
+    strict: Strict = False,
     model: Model = DEFAULT_MODEL,
     debug: Debug = False,
 ) -> None:
     """Convert and chunk SOURCE into its cache and write the metadata-map template."""
+    from klea_utils.stores._ingest.failures import format_not_chunked, read_conversion_failures
     from klea_utils.stores.map_lint import format_metadata_lint_report, lint_metadata_map
     from klea_utils.stores.metadata_map import write_heading_template
     from klea_utils.stores.source_files import find_source_files
@@ -223,14 +236,20 @@ def chunk(
             typer.echo(f"Template: {path}")
             typer.echo("Next: copy it, edit it, then run map-lint and store with --metadata-map.")
         if failed:
-            raise _fail(f"{len(failed)} file(s) produced no chunks: {', '.join(failed)}")
+            reasons = read_conversion_failures(source.resolve())
+            for name in failed:
+                reasons.setdefault(name, "produced no chunks (a scanned PDF without OCR?)")
+            typer.echo(format_not_chunked(failed, reasons), err=True)
+            if strict or not headings:
+                raise typer.Exit(1)
 
     _run(step)
 
 
 @app.command("map-lint")
 def map_lint(source: Source, metadata_map: MapPath = None, debug: Debug = False) -> None:
-    """Check a metadata map against the files in SOURCE."""
+    """Check a metadata map against the files in SOURCE (failed files need no entry)."""
+    from klea_utils.stores._ingest.failures import read_conversion_failures
     from klea_utils.stores.map_lint import format_metadata_lint_report, lint_metadata_map
     from klea_utils.stores.metadata_map import load_metadata_map, template_path
     from klea_utils.stores.source_files import find_source_files
@@ -241,19 +260,30 @@ def map_lint(source: Source, metadata_map: MapPath = None, debug: Debug = False)
         path = metadata_map or template_path(source)
         data = load_metadata_map(path)
         files = find_source_files(source.resolve(), metadata_map_path=path.resolve())
-        report = lint_metadata_map(data, [p.name for p in files])
+        failed = read_conversion_failures(source.resolve())
+        names = [p.name for p in files if p.name not in failed]
+        report = lint_metadata_map(data, names)
         typer.echo(format_metadata_lint_report(report))
+        skipped = [p.name for p in files if p.name in failed]
+        if skipped:
+            typer.echo(f"Not required (conversion failed): {', '.join(skipped)}")
         if report["missing_keys"] or report["issues"]:
             raise typer.Exit(1)
 
     _run(step)
 
 
-def _report_store(summary: Any, missing: list[Path]) -> None:
+def _report_store(summary: Any, missing: list[Path], source: Path, strict: bool) -> None:
+    """Print the one summary; exit 1 when every file failed, or any did under ``--strict``."""
+    from klea_utils.stores._ingest.failures import format_not_stored, read_conversion_failures
+
     typer.echo(f"Summary: {summary.describe()}")
-    if missing:
-        names = ", ".join(p.name for p in missing)
-        raise _fail(f"{len(missing)} file(s) had no cached chunks and were not stored: {names}")
+    if not missing:
+        return
+    typer.echo(format_not_stored(missing, read_conversion_failures(source.resolve())), err=True)
+    stored = summary.files_added + summary.files_replaced + summary.files_skipped
+    if strict or not stored:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -267,6 +297,7 @@ def store(
     fts5_stemming: Fts5Stemming = None,
     embed_batch_size: EmbedBatch = 256,
     force: Force = False,
+    strict: Strict = False,
     model: Model = DEFAULT_MODEL,
     debug: Debug = False,
 ) -> None:
@@ -279,6 +310,7 @@ def store(
     def step() -> None:
         builder = _builder(model, logger, embed_batch_size=embed_batch_size, store_uri=store_uri)
         results = load_and_fold_results(builder, source, metadata_map)
+        results.report_missing = False  # _report_store prints the one summary line
         summary = store_all(
             builder,
             results,
@@ -290,7 +322,7 @@ def store(
             fts5_path=str(fts5_store) if fts5_store else None,
             fts5_stemming=fts5_stemming,
         )
-        _report_store(summary, results.missing)
+        _report_store(summary, results.missing, source, strict)
 
     _run(step)
 
@@ -341,6 +373,7 @@ def build(
     worker_mem_limit: MemLimit = 4 * 1024**3,
     worker_batch_size: WorkerBatch = 200,
     embed_batch_size: EmbedBatch = 256,
+    strict: Strict = False,
     model: Model = DEFAULT_MODEL,
     debug: Debug = False,
 ) -> None:
@@ -371,8 +404,9 @@ def build(
             worker_batch_size=worker_batch_size,
             fts5_path=str(fts5_store) if fts5_store else None,
             fts5_stemming=fts5_stemming,
+            report_missing=False,
         )
-        _report_store(summary, summary.missing_files)
+        _report_store(summary, summary.missing_files, source, strict)
 
     _run(step)
 

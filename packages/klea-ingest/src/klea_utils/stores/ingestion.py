@@ -200,6 +200,11 @@ class StoresBuilder:
                 if result.status == "ok" and result.file_headings_entry is not None:
                     file_headings[result.file_name] = result.file_headings_entry
             self.logger.info("%s", format_summary(results))
+        else:
+            results = []
+        from klea_utils.stores._ingest.failures import write_conversion_failures
+
+        write_conversion_failures(source_path, results)
         pruned = cache.prune(live)
         if pruned:
             self.logger.info("Pruned %d stale cache entr%s", pruned, "y" if pruned == 1 else "ies")

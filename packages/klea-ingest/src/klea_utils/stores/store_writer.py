@@ -308,6 +308,9 @@ class FoldedResults:
         self.map_path = map_path
         self.files = files
         self.missing: list[Path] = []
+        self.report_missing = True
+        """Log one error naming the files not stored (a CLI that prints its own summary
+        turns this off)."""
 
     def __iter__(self) -> Iterator[tuple[str, list[Document], Path]]:
         from klea_utils.stores.chunk_cache import iter_cached_files
@@ -317,6 +320,8 @@ class FoldedResults:
             name = cached.file_path.name
             if self.metadata_map is None:
                 entry: Mapping[str, Any] = template_entry(cached.metadata, [])
+            elif not cached.docs and name not in self.metadata_map:
+                entry = {}  # nothing to fold: a file without chunks needs no map entry
             else:
                 entry = file_entry_for(self.metadata_map, name, self.map_path)
             docs = [
@@ -326,12 +331,27 @@ class FoldedResults:
                 for d in cached.docs
             ]
             yield cached.file_hash, docs, cached.file_path
-        for path in self.missing:
-            self.builder.logger.error(
-                "%s: no cached chunks (conversion failed or never ran); not stored. "
-                "Run 'klea-stores-create chunk' and check its errors.",
-                path,
+        if self.missing and self.report_missing:
+            from klea_utils.stores._ingest.failures import (
+                format_not_stored,
+                read_conversion_failures,
             )
+
+            reasons = read_conversion_failures(self.source_dir)
+            self.builder.logger.error("%s", format_not_stored(self.missing, reasons))
+
+
+def _needing_entries(source_dir: Path, candidates: list[Path]) -> list[str]:
+    """Names of ``candidates`` that have cached chunks (a failed file needs no map entry)."""
+    from klea_utils.stores.chunk_cache import ChunkCache, compute_file_hash
+
+    cache = ChunkCache(source_dir)
+    names = []
+    for path in candidates:
+        cached = cache.load(path, compute_file_hash(path))
+        if cached is not None and cached.docs:
+            names.append(path.name)
+    return names
 
 
 def load_and_fold_results(
@@ -341,8 +361,10 @@ def load_and_fold_results(
 
     The map is ``metadata_map_path`` when given, else the template ``chunk`` wrote
     (``<source>/.klea-cache/metadata-map.template.json``) when present, else each file's
-    extracted metadata. Every source file must have an entry in an explicit or template
-    map; all missing files are reported at once, before anything is streamed.
+    extracted metadata. Every source file with cached chunks must have an entry in an
+    explicit or template map; all missing files are reported at once, before anything is
+    streamed. Files whose conversion failed (no cache entry) or produced no chunks need
+    none: they are skipped with an error and listed in ``missing``.
 
     Raises:
         MetadataMapError: The map is unreadable or lacks an entry for a source file.
@@ -358,7 +380,7 @@ def load_and_fold_results(
     files = _source_files(builder, source_dir)
     metadata_map = load_metadata_map(map_path) if map_path is not None else None
     if metadata_map is not None:
-        absent = [p.name for p in files if p.name not in metadata_map]
+        absent = _needing_entries(source_dir, [p for p in files if p.name not in metadata_map])
         if absent:
             from klea_utils.stores.ingest_exceptions import MetadataMapError
 
@@ -382,6 +404,7 @@ def build(
     *,
     fts5_path: str | None = None,
     fts5_stemming: bool | None = None,
+    report_missing: bool = True,
 ) -> StoreSummary:
     """Full pipeline: chunk documents, then write them to the stores.
 
@@ -390,7 +413,9 @@ def build(
     ``metadata_map_path`` the template is (re)generated from the extracted metadata and used
     as the map, so ``build`` needs no prior ``chunk`` (at the cost of no review step).
     ``fts5_path`` and ``fts5_stemming`` are :func:`store_all`'s. The store URI and the
-    collection name are checked first, so a bad one fails before any conversion.
+    collection name are checked first, so a bad one fails before any conversion. Files
+    that fail conversion are skipped and listed in ``missing_files`` (logged as one error
+    unless ``report_missing`` is false).
     """
     from klea_utils.stores.utils import check_store_target
 
@@ -405,6 +430,7 @@ def build(
         write_heading_template(file_headings, source, builder.logger)
     del file_headings
     results = load_and_fold_results(builder, source, metadata_map_path)
+    results.report_missing = report_missing
     summary = store_all(
         builder,
         results,
