@@ -1,9 +1,14 @@
 """The on-disk chunk cache under ``<source>/.klea-cache/chunks/``.
 
-One entry per source file, a pickle named ``<content sha256>-<path key>.pkl`` where the
-path key is a short hash of the file's path relative to the source folder. An entry holds
-the file's chunks (LangChain ``Document`` objects), its bibliographic ``metadata`` (the
-metadata map's ``DEFAULT`` pre-fill) and its heading chains. A file whose bytes change gets
+One entry per source file, a JSON file named ``<content sha256>-<path key>.json`` where
+the path key is a short hash of the file's path relative to the source folder. An entry
+holds the file's chunks (each chunk's text and metadata), its bibliographic ``metadata``
+(the metadata map's ``DEFAULT`` pre-fill) and its heading chains.
+
+Entries are plain JSON so that reading a cache cannot run code: a papers folder handed
+over by someone else may carry a ``.klea-cache``. Pickled entries of klea-ingest before
+cache version 2 (``*.pkl``) are never opened; their files are converted again and the old
+entries pruned. A file whose bytes change gets
 a new entry; the stale one is pruned at the end of the next ``chunk_all``.
 
 Entries are written atomically (temporary file, fsync, rename), so a process killed
@@ -18,8 +23,8 @@ The store side reads the cache one file at a time with :func:`iter_cached_files`
 Layout::
 
     <source>/.klea-cache/
-        chunks/<sha256>-<pathkey>.pkl      one entry per source file
-        chunks/<...>.pkl.corrupt           quarantined entries (safe to delete)
+        chunks/<sha256>-<pathkey>.json     one entry per source file
+        chunks/<...>.json.corrupt          quarantined entries (safe to delete)
         metadata-map.template.json         written by ``chunk``
         doi-cache.json, *.manifest.json    owned by the biblio and store steps
 """
@@ -27,9 +32,9 @@ Layout::
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
-import pickle
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,8 +56,13 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-CACHE_FORMAT_VERSION = 1
+CACHE_FORMAT_VERSION = 2
 """Version stored in every entry; entries of another version are re-converted."""
+
+ENTRY_SUFFIX = ".json"
+"""Suffix of a cache entry (version 1 entries were pickles, ``.pkl``, and are never read)."""
+
+_LEGACY_SUFFIX = ".pkl"
 
 CHUNKS_DIR_NAME = "chunks"
 """Sub-folder of the cache directory holding the per-file entries."""
@@ -138,7 +148,7 @@ class ChunkCache:
 
     def entry_path(self, file_path: Path, file_hash: str) -> Path:
         """Return the entry path for ``file_path`` with content ``file_hash``."""
-        return self.chunks_dir / f"{file_hash}-{_path_key(self._rel(file_path))}.pkl"
+        return self.chunks_dir / f"{file_hash}-{_path_key(self._rel(file_path))}{ENTRY_SUFFIX}"
 
     def quarantine(self, entry: Path, reason: str) -> Path:
         """Move a bad entry aside as ``<entry>.corrupt`` (numbered if taken); return it."""
@@ -163,7 +173,7 @@ class ChunkCache:
         except OSError as exc:
             raise ChunkCacheError(f"cannot read cache entry {entry}: {exc}") from exc
         try:
-            payload = pickle.loads(data)
+            payload = json.loads(data.decode("utf-8"))
             if not isinstance(payload, dict) or payload.get("version") != CACHE_FORMAT_VERSION:
                 raise ValueError("unknown entry format")
             if payload["file_hash"] != file_hash or payload["rel_path"] != self._rel(file_path):
@@ -171,26 +181,34 @@ class ChunkCache:
             return CachedFile(
                 file_path=self.source_dir / payload["rel_path"],
                 file_hash=payload["file_hash"],
-                docs=payload["docs"],
-                metadata=payload["metadata"],
-                headings=payload["headings"],
+                docs=[_doc_from_json(d) for d in payload["docs"]],
+                metadata=_json_object(payload["metadata"], "metadata"),
+                headings=[str(h) for h in payload["headings"]],
             )
-        except Exception as exc:  # any unpickling or shape failure means a corrupt entry
+        except Exception as exc:  # any decoding or shape failure means a corrupt entry
             self.quarantine(entry, f"{type(exc).__name__}: {exc}")
             return None
 
     def store(self, cached: CachedFile) -> Path:
-        """Write ``cached`` atomically; return the entry path."""
+        """Write ``cached`` atomically; return the entry path.
+
+        Raises:
+            ChunkCacheError: A chunk's metadata holds a value JSON cannot represent.
+        """
         entry = self.entry_path(cached.file_path, cached.file_hash)
         payload = {
             "version": CACHE_FORMAT_VERSION,
             "rel_path": self._rel(cached.file_path),
             "file_hash": cached.file_hash,
-            "docs": cached.docs,
+            "docs": [_doc_to_json(d) for d in cached.docs],
             "metadata": cached.metadata,
             "headings": cached.headings,
         }
-        atomic_write_bytes(entry, pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
+        try:
+            data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        except (TypeError, ValueError) as exc:
+            raise ChunkCacheError(f"{cached.file_path}: chunks not cacheable ({exc})") from exc
+        atomic_write_bytes(entry, data)
         return entry
 
     def prune(self, live: dict[Path, str]) -> int:
@@ -204,16 +222,43 @@ class ChunkCache:
         if not self.chunks_dir.is_dir():
             return 0
         for entry in self.chunks_dir.iterdir():
-            if entry.name.endswith(".tmp") or (entry.suffix == ".pkl" and entry.name not in keep):
+            stale = entry.suffix == ENTRY_SUFFIX and entry.name not in keep
+            if entry.name.endswith(".tmp") or entry.suffix == _LEGACY_SUFFIX or stale:
                 entry.unlink(missing_ok=True)
-                removed += entry.suffix == ".pkl"
+                removed += entry.suffix in (ENTRY_SUFFIX, _LEGACY_SUFFIX)
         return removed
 
     def entries(self) -> list[Path]:
         """Return the entry files currently in the cache, sorted."""
         if not self.chunks_dir.is_dir():
             return []
-        return sorted(p for p in self.chunks_dir.iterdir() if p.suffix == ".pkl")
+        return sorted(p for p in self.chunks_dir.iterdir() if p.suffix == ENTRY_SUFFIX)
+
+
+def _doc_to_json(doc: Document) -> dict[str, Any]:
+    record: dict[str, Any] = {"page_content": doc.page_content, "metadata": doc.metadata}
+    if doc.id is not None:
+        record["id"] = doc.id
+    return record
+
+
+def _json_object(value: Any, what: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} is not a JSON object")
+    return value
+
+
+def _doc_from_json(record: Any) -> Document:
+    record = _json_object(record, "chunk")
+    text = record["page_content"]
+    if not isinstance(text, str):
+        raise ValueError("chunk text is not a string")
+    doc_id = record.get("id")
+    return Document(
+        page_content=text,
+        metadata=_json_object(record["metadata"], "chunk metadata"),
+        id=None if doc_id is None else str(doc_id),
+    )
 
 
 def iter_cached_files(

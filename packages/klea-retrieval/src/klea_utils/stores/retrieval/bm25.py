@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._retrieval.safe_pickle import safe_load
 from klea_utils.stores._retrieval.store_uri import FTS5_PREFIX, StoreURI
 from klea_utils.stores.config import StoreInfo
 from klea_utils.stores.exceptions import StoreBackendError
@@ -31,18 +32,21 @@ def iter_corpus_documents(path: str | Path) -> Iterator[Document]:
     """Yield the documents of a pickled BM25 corpus, batch by batch until EOF.
 
     The corpus is a sequence of pickled lists of ``Document`` (one per ingestion
-    batch); a bare pickled ``Document`` is accepted too. Only open corpora you trust:
-    unpickling runs code.
+    batch); a bare pickled ``Document`` is accepted too. The file is read with a
+    restricted unpickler (:mod:`klea_utils.stores._retrieval.safe_pickle`) that resolves
+    only ``Document`` and built-in containers, so a hostile corpus fails to load instead of
+    running code.
 
     Raises:
         FileNotFoundError: When the file does not exist.
-        StoreBackendError: When a batch is corrupt or holds something else than documents.
+        StoreBackendError: When a batch is corrupt, references anything but ``Document``
+            and built-in values, or holds something else than documents.
     """
     with Path(path).open("rb") as fh:
         batch_no = 0
         while True:
             try:
-                batch = pickle.load(fh)
+                batch = safe_load(fh)
             except EOFError:
                 return
             # What unpickling arbitrary bytes raises: the pickle module's own error, or the
@@ -56,6 +60,8 @@ def iter_corpus_documents(path: str | Path) -> Iterator[Document]:
                 TypeError,
                 ValueError,
                 OverflowError,
+                RecursionError,
+                MemoryError,
             ) as exc:
                 raise StoreBackendError(
                     f"BM25 corpus {str(path)!r}: batch {batch_no} cannot be unpickled: {exc}"
