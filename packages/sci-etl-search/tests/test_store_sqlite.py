@@ -238,6 +238,30 @@ async def test_search_results_survive_reopen(tmp_path: Path) -> None:
     await again.aclose()
 
 
+async def test_search_builds_only_the_ranking_sql_it_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sci_etl_core.search import _sqlite_sql
+
+    built: list[str] = []
+    for name in ("ranked_snippets_sql", "ranked_ids_sql"):
+        original = getattr(_sqlite_sql, name)
+
+        def record(*args: object, _name: str = name, _original: Callable = original) -> object:
+            built.append(_name)
+            return _original(*args)
+
+        monkeypatch.setattr(_sqlite_sql, name, record)
+    store = AsyncSqliteFts5Store(tmp_path / "index.sqlite", facet_keys=["year"])
+    await store.index(list(CORPUS))
+    assert await store.search(Term("dark"))
+    assert built == ["ranked_snippets_sql"]  # unfiltered: the FTS5 table alone
+    built.clear()
+    await store.search(Term("dark"), filters=[RangeFilter("year", low="2000")])
+    assert built == ["ranked_ids_sql"]  # filtered: the join, never the snippet ranking
+    await store.aclose()
+
+
 async def test_built_facet_keys_are_read_without_opening_the_store(tmp_path: Path) -> None:
     path = tmp_path / "index.sqlite"
     assert built_facet_keys(path) is None  # no file: nothing recorded, nothing created

@@ -18,9 +18,9 @@ __all__ = [
     "count_sql",
     "documents_sql",
     "facet_sql",
-    "fast_search_sql",
     "filter_ids_sql",
-    "search_sql",
+    "ranked_ids_sql",
+    "ranked_snippets_sql",
     "snippet_sql",
     "where_clause",
 ]
@@ -109,14 +109,18 @@ def facet_sql(key: str, query: Node | None, filters: Sequence[SearchFilter]) -> 
     return sql, (key, *params)
 
 
-def search_sql(
+def ranked_ids_sql(
     match: str,
     weights: tuple[float, float, float],
     limit: int,
     exclude_record_id: str | None,
     filters: Sequence[SearchFilter],
 ) -> Clause:
-    """Return the ranked query: doc_id, record_id and the positive score, best first."""
+    """Return the ranked query joined to the documents: doc_id, record_id, positive score.
+
+    The join applies ``filters`` and ``exclude_record_id`` and breaks equal scores by
+    ``record_id`` in SQL, best first; no snippets (:func:`snippet_sql` makes them).
+    """
     where, params = where_clause(None, filters)
     exclude = ' AND d."record_id" <> ?' if exclude_record_id is not None else ""
     sql = (
@@ -129,14 +133,14 @@ def search_sql(
     return sql, (*weights, match, *params, *tail, limit)
 
 
-def fast_search_sql(
+def ranked_snippets_sql(
     match: str,
     weights: tuple[float, float, float],
     limit: int,
     marks: tuple[str, str, str],
     tokens: int,
 ) -> Clause:
-    """Return the ranked query on the FTS5 table alone, with every snippet of each row.
+    """Return the unfiltered ranked query on the FTS5 table alone, with each row's snippets.
 
     The MATCH is evaluated once and, without filters, ranking needs no join. Rows are
     ``rowid``, raw ``bm25`` (lower is better), and FTS5's snippet of each column; ties

@@ -314,21 +314,19 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         if limit < 1:
             return []
         match = to_match_expression(node)
-        fast = not filters and exclude_record_id is None
-        ranked_sql, ranked_params = sql.fast_search_sql(
-            match, self._weights, limit + 1, MARKS, SNIPPET_TOKENS
-        )
-        slow_sql, slow_params = sql.search_sql(
-            match, self._weights, limit, exclude_record_id, filters
-        )
+        unfiltered = not filters and exclude_record_id is None
 
         def read(connection: sqlite3.Connection) -> list[TextHit]:
             self._require_tokenizer(node)
             self._require_built(item.key for item in filters)
             tokenizer = self.tokenizer
-            if fast:
+            if unfiltered:
+                # One more row than asked for tells whether a tie crosses the limit.
+                statement, params = sql.ranked_snippets_sql(
+                    match, self._weights, limit + 1, MARKS, SNIPPET_TOKENS
+                )
                 try:
-                    rows = connection.execute(ranked_sql, ranked_params).fetchall()
+                    rows = connection.execute(statement, params).fetchall()
                 except sqlite3.DatabaseError as exc:
                     if not snippet_fault(exc):
                         raise
@@ -342,7 +340,10 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
                         connection, self.path, node, match, ranked, tokenizer, snippets
                     )
             # Filters, an excluded record, or a tie across the limit: rank with the join.
-            ranked = [(r[0], r[2]) for r in connection.execute(slow_sql, slow_params)]
+            statement, params = sql.ranked_ids_sql(
+                match, self._weights, limit, exclude_record_id, filters
+            )
+            ranked = [(r[0], r[2]) for r in connection.execute(statement, params)]
             return read_hits(connection, self.path, node, match, ranked, tokenizer)
 
         return await self._worker.run("search the text index", read)
