@@ -101,3 +101,15 @@ def test_every_docling_extension_matches_in_any_case(stem: str, ext: str, upper:
 def test_unknown_extensions_never_match(stem: str) -> None:
     assert not _source_files._matches(Path(f"{stem}.qqq"), supported_extensions())
     assert not _source_files._matches(Path(stem), supported_extensions())
+
+
+def test_organise_copies_are_skipped_so_names_stay_unique(tmp_path: Path) -> None:
+    from klea_utils.stores.precheck import organise_directory
+
+    wanted = [_touch(tmp_path / "a.md"), _touch(tmp_path / "sub" / "b.md")]
+    own = _touch(tmp_path / "ocr" / "own.md")  # only in ocr/: not a copy, so it is a source
+    organise_directory(tmp_path, {})
+    assert (tmp_path / "no-ocr" / "sub" / "b.md").is_file()
+    assert find_unique_source_files(tmp_path) == sorted([*wanted, own])
+    (tmp_path / "a.md").unlink()  # the original is gone: its organised copy stands in
+    assert find_source_files(tmp_path) == sorted([tmp_path / "no-ocr" / "a.md", own, wanted[1]])

@@ -17,6 +17,7 @@ from klea_utils.stores.ingest_exceptions import SourceLayoutError
 __all__ = [
     "CACHE_DIR_NAME",
     "CHROMA_DB_FILE_NAME",
+    "ORGANISE_DIR_NAMES",
     "check_unique_names",
     "find_source_files",
     "find_unique_source_files",
@@ -53,9 +54,20 @@ def _store_dirs(source_dir: Path, store_dir: Path | None) -> list[Path]:
     return dirs
 
 
+ORGANISE_DIR_NAMES = ("ocr", "no-ocr")
+"""Folders ``pre-check --organise`` copies the source files into (scanned PDFs, the rest)."""
+
+
+def _organised_copy(rel_parts: tuple[str, ...], source_dir: Path) -> bool:
+    """Whether a file is ``pre-check --organise``'s copy of a file still in ``source_dir``."""
+    if len(rel_parts) < 2 or rel_parts[0] not in ORGANISE_DIR_NAMES:
+        return False
+    return source_dir.joinpath(*rel_parts[1:]).is_file()
+
+
 def _excluded(path: Path, source_dir: Path, excluded_dirs: list[Path]) -> bool:
     rel_parts = path.relative_to(source_dir).parts
-    if CACHE_DIR_NAME in rel_parts[:-1]:
+    if CACHE_DIR_NAME in rel_parts[:-1] or _organised_copy(rel_parts, source_dir):
         return True
     resolved = path.resolve()
     return any(resolved.is_relative_to(d) for d in excluded_dirs)
@@ -75,10 +87,12 @@ def find_source_files(
     warning (when a logger is given) and skipped.
 
     Generated artifacts are excluded: the cache directory (``.klea-cache``), the metadata
-    map passed via ``metadata_map_path`` (when it lives inside ``source_dir``), and the
-    vector store directory: either the configured ``store_dir`` when it lies under
+    map passed via ``metadata_map_path`` (when it lives inside ``source_dir``), the
+    vector store directory (either the configured ``store_dir`` when it lies under
     ``source_dir``, or any directory inside ``source_dir`` that contains a
-    ``chroma.sqlite3``.
+    ``chroma.sqlite3``), and the copies ``pre-check --organise`` made in ``ocr/`` and
+    ``no-ocr/`` (a file there whose original, at the same relative path under
+    ``source_dir``, still exists; a file whose original is gone is found in its place).
 
     Args:
         source_dir: Directory to walk recursively.
