@@ -101,3 +101,39 @@ def test_every_file_failing_exits_1(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 1
     assert "broken.pdf (" in result.stderr
+
+
+def test_store_prints_the_klea_retrieve_command_and_writes_a_config(
+    chunked: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    import shlex
+
+    from klea_utils.stores.retrieve_cli import main as retrieve
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("KLEA_STORES_CONFIG_FILE", raising=False)
+    args = ["store", str(chunked), "--store", "chroma:stores/chroma", "--collection", "papers"]
+    args += ["--bm25-store", "stores/papers.bm25", "--write-stores-config", "stores/stores.json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    command = lines[lines.index("Query what you built:") + 1].strip()
+    words = shlex.split(command)
+    assert words[0] == "klea-retrieve"
+    assert f"papers=chroma:{tmp_path / 'stores' / 'chroma'}" in words
+    assert (
+        json.loads((tmp_path / "stores" / "stores.json").read_text())["domains"]["papers"][
+            "bm25_stores"
+        ][0]["path"]
+        == "papers.bm25"
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    question = "pyramidal neurons integrate synaptic input"
+    assert retrieve([*words[1:-1], "--json", question]) == 0
+    hits = json.loads(capsys.readouterr().out)["default"]  # stores given directly
+    assert hits[0]["metadata"]["file_name"] == "neurons.md"
+    config = ["--stores-config", "../stores/stores.json", "--json", question]
+    assert retrieve(config) == 0
+    assert json.loads(capsys.readouterr().out)["papers"][0]["metadata"]["file_name"] == "neurons.md"

@@ -16,6 +16,7 @@ The review workflow::
 from __future__ import annotations
 
 import logging
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -104,6 +105,14 @@ Strict = Annotated[
     typer.Option(
         "--strict",
         help="Exit 1 when any file failed (default: exit 0 when every other file was stored).",
+    ),
+]
+WriteConfig = Annotated[
+    Path | None,
+    typer.Option(
+        "--write-stores-config",
+        help="Also write a stores configuration for klea-retrieve --stores-config here "
+        "(store paths relative to it).",
     ),
 ]
 EmbedBatch = Annotated[
@@ -273,15 +282,53 @@ def map_lint(source: Source, metadata_map: MapPath = None, debug: Debug = False)
     _run(step)
 
 
-def _report_store(summary: Any, missing: list[Path], source: Path, strict: bool) -> None:
+def _query_hint(
+    store_uri: str,
+    collection: str,
+    bm25_store: Path | None,
+    fts5_store: Path | None,
+    write_stores_config: Path | None,
+) -> str:
+    """The ``klea-retrieve`` command that queries what was stored (and the config file)."""
+    from klea_utils.stores._retrieval.store_args import (
+        direct_stores_config,
+        retrieve_command_for,
+    )
+    from klea_utils.stores._retrieval.store_args import (
+        write_stores_config as write_config,
+    )
+
+    bm25 = [str(bm25_store)] if bm25_store else []
+    bm25 += [f"fts5:{fts5_store}"] if fts5_store else []
+    config = direct_stores_config(
+        [f"{collection}={store_uri}"],
+        bm25,
+        description=f"collection {collection!r} built by klea-stores-create",
+        domain_name=collection,
+    )
+    lines = ["Query what you built:", f"  {retrieve_command_for(config)}"]
+    if write_stores_config is not None:
+        path = write_config(write_stores_config, config)
+        lines += [
+            f"Stores configuration: {path}",
+            f"  klea-retrieve --stores-config {shlex.quote(str(path))} 'your question'",
+        ]
+    return "\n".join(lines)
+
+
+def _report_store(
+    summary: Any, missing: list[Path], source: Path, strict: bool, hint: str = ""
+) -> None:
     """Print the one summary; exit 1 when every file failed, or any did under ``--strict``."""
     from klea_utils.stores._ingest.failures import format_not_stored, read_conversion_failures
 
     typer.echo(f"Summary: {summary.describe()}")
+    stored = summary.files_added + summary.files_replaced + summary.files_skipped
+    if hint and stored:
+        typer.echo(hint)
     if not missing:
         return
     typer.echo(format_not_stored(missing, read_conversion_failures(source.resolve())), err=True)
-    stored = summary.files_added + summary.files_replaced + summary.files_skipped
     if strict or not stored:
         raise typer.Exit(1)
 
@@ -298,6 +345,7 @@ def store(
     embed_batch_size: EmbedBatch = 256,
     force: Force = False,
     strict: Strict = False,
+    write_stores_config: WriteConfig = None,
     model: Model = DEFAULT_MODEL,
     debug: Debug = False,
 ) -> None:
@@ -322,7 +370,8 @@ def store(
             fts5_path=str(fts5_store) if fts5_store else None,
             fts5_stemming=fts5_stemming,
         )
-        _report_store(summary, results.missing, source, strict)
+        hint = _query_hint(store_uri, collection, bm25_store, fts5_store, write_stores_config)
+        _report_store(summary, results.missing, source, strict, hint)
 
     _run(step)
 
@@ -374,6 +423,7 @@ def build(
     worker_batch_size: WorkerBatch = 200,
     embed_batch_size: EmbedBatch = 256,
     strict: Strict = False,
+    write_stores_config: WriteConfig = None,
     model: Model = DEFAULT_MODEL,
     debug: Debug = False,
 ) -> None:
@@ -406,7 +456,8 @@ def build(
             fts5_stemming=fts5_stemming,
             report_missing=False,
         )
-        _report_store(summary, summary.missing_files, source, strict)
+        hint = _query_hint(store_uri, collection, bm25_store, fts5_store, write_stores_config)
+        _report_store(summary, summary.missing_files, source, strict, hint)
 
     _run(step)
 

@@ -45,6 +45,7 @@ __all__ = [
     "parse_bm25_store_arg",
     "parse_vector_store_arg",
     "retrieve_command",
+    "retrieve_command_for",
     "retriever_config_from_args",
     "write_stores_config",
 ]
@@ -111,17 +112,21 @@ def _unique_names(stores: list[BM25StoreInfo]) -> list[BM25StoreInfo]:
 
 
 def direct_stores_config(
-    stores: Sequence[str] = (), bm25_stores: Sequence[str] = (), *, description: str = ""
+    stores: Sequence[str] = (),
+    bm25_stores: Sequence[str] = (),
+    *,
+    description: str = "",
+    domain_name: str = DIRECT_DOMAIN,
 ) -> RetrieverConfig:
     """Return the configuration of stores given as ``--store`` and ``--bm25-store`` values.
 
-    They form one domain, :data:`DIRECT_DOMAIN`; relative local paths are made absolute
-    against the current folder. Nothing is checked on disk.
+    They form one domain (``domain_name``, :data:`DIRECT_DOMAIN` by default); relative local
+    paths are made absolute against the current folder. Nothing is checked on disk.
     """
     vector = [parse_vector_store_arg(s) for s in stores]
     bm25 = _unique_names([parse_bm25_store_arg(s) for s in bm25_stores])
     try:
-        domain = PerDomainConfig(
+        per_domain = PerDomainConfig(
             description=description or "stores given on the command line",
             vector_stores=vector,
             bm25_stores=bm25,
@@ -129,7 +134,7 @@ def direct_stores_config(
     except ValidationError as exc:
         messages = "; ".join(str(err["msg"]) for err in exc.errors())
         raise StoreArgsError(f"--store: {messages}") from exc
-    config = RetrieverConfig(domains={DIRECT_DOMAIN: domain})
+    config = RetrieverConfig(domains={domain_name: per_domain})
     return absolute_store_paths(config, Path.cwd())
 
 
@@ -196,6 +201,13 @@ def retriever_config_from_args(
         if problems:
             raise StoreConfigError(f"{origin}: " + "; ".join(problems))
     return config
+
+
+def retrieve_command_for(config: RetrieverConfig, *, query: str = "your question") -> str:
+    """Return the ``klea-retrieve`` command querying every store of ``config``'s domains."""
+    vector = [(s.name, s.path) for d in config.domains.values() for s in d.vector_stores]
+    bm25 = [s.path for d in config.domains.values() for s in d.bm25_stores]
+    return retrieve_command(vector, bm25, query=query)
 
 
 def retrieve_command(
