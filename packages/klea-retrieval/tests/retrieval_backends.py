@@ -99,10 +99,10 @@ def open_qdrant(client: Any, name: str, embeddings: Embeddings, dimensions: int)
 
 
 def open_pgvector(url: str, name: str, embeddings: Embeddings) -> Any:
-    """A ``langchain_postgres.PGVector`` collection (JSONB metadata) at ``url``."""
-    from langchain_postgres import PGVector
+    """The ``PGVector`` collection (JSONB metadata) at ``url`` that klea opens."""
+    from klea_utils.stores._retrieval.pgvector import KleaPGVector
 
-    return PGVector(embeddings, collection_name=name, connection=url, use_jsonb=True)
+    return KleaPGVector(embeddings, collection_name=name, connection=url, use_jsonb=True)
 
 
 def close_pgvector(store: Any) -> None:

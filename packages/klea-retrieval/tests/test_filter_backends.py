@@ -30,7 +30,6 @@ from klea_utils.stores._retrieval.filter_dsl import canonicalize, is_number, spl
 from klea_utils.stores.filters import (
     filter_docs_by_metadata,
     qdrant_payload_filter,
-    to_chroma_filter,
     to_pgvector_filter,
     to_qdrant_filter,
     translate_metadata_filter,
@@ -57,6 +56,7 @@ FLOATS = [-1.75, 0.5, 1.25, 2.5]
 # "x" is a substring of "xy": PGVector's $contains approximation over-matches on it.
 ELEMENTS = ["x", "xy", "y", "z"]
 N_DOCS = 30
+PG = "pgvector:postgresql://x"
 
 
 def make_corpus() -> list[Document]:
@@ -206,7 +206,7 @@ def test_every_backend_holds_the_corpus(stores: dict[str, Any]) -> None:
 
 @given(f=filters)
 def test_chroma_matches_the_reference(stores: dict[str, Any], f: dict[str, Any]) -> None:
-    found = ids(search_all(stores["chroma"], to_chroma_filter(f), K))
+    found = ids(search_all(stores["chroma"], translate_metadata_filter("chroma:/x", f), K))
     if translation_is_exact("chroma:/x", f):
         assert found == expected_ids(f)
     else:
@@ -223,7 +223,7 @@ def test_qdrant_matches_the_reference(stores: dict[str, Any], f: dict[str, Any])
 
 @given(f=filters)
 def test_pgvector_matches_the_reference(stores: dict[str, Any], f: dict[str, Any]) -> None:
-    found = ids(search_all(stores["pgvector"], to_pgvector_filter(f), K))
+    found = ids(search_all(stores["pgvector"], translate_metadata_filter(PG, f), K))
     if translation_is_exact("pgvector:postgresql://x", f):
         assert found == expected_ids(f)
     else:
@@ -234,7 +234,7 @@ def test_pgvector_matches_the_reference(stores: dict[str, Any], f: dict[str, Any
 @pytest.mark.parametrize("element", ELEMENTS)
 def test_pgvector_contains_is_a_documented_superset(stores: dict[str, Any], element: str) -> None:
     f = {"l": {"$contains": element}}
-    found = ids(search_all(stores["pgvector"], to_pgvector_filter(f), K))
+    found = ids(search_all(stores["pgvector"], translate_metadata_filter(PG, f), K))
     assert found == expected_ids(f, pgvector_leaf)
     assert found >= expected_ids(f)
     if element == "x":  # "x" also occurs inside "xy": the approximation over-matches
@@ -245,10 +245,11 @@ def test_chroma_string_negation_matches_missing_fields(stores: dict[str, Any]) -
     f = {"s": {"$ne": "alpha"}}
     missing = {d.metadata["doc"] for d in CORPUS if "s" not in d.metadata}
     assert missing
-    found = ids(search_all(stores["chroma"], to_chroma_filter(f), K))
+    native = translate_metadata_filter("chroma:/x", f)
+    found = ids(search_all(stores["chroma"], native, K))
     assert found == expected_ids(f) | missing
     # Post-filtering with the in-memory matcher makes the result exact.
-    exact = filter_docs_by_metadata(search_all(stores["chroma"], to_chroma_filter(f), K), f)
+    exact = filter_docs_by_metadata(search_all(stores["chroma"], native, K), f)
     assert ids(exact) == expected_ids(f)
 
 
@@ -273,3 +274,56 @@ def test_qdrant_needs_the_metadata_payload_prefix(stores: dict[str, Any]) -> Non
     assert ids(search_all(stores["qdrant"], to_qdrant_filter(f), K)) == set()
     prefixed = to_qdrant_filter(f, key_prefix="metadata.")
     assert ids(search_all(stores["qdrant"], prefixed, K)) == expected_ids(f)
+
+
+ODD_KEYS = ["has-hyphen", "a.b", "space key", 'quo"te', "back\\slash", "it's", "ünï-cødé"]
+# Field names that would widen the match or run SQL if they were pasted into the query.
+HOSTILE_KEYS = [
+    "x') OR 1=1 --",
+    'x" || true || "',
+    "x'); DROP TABLE langchain_pg_embedding; --",
+    '"doc" like_regex ".*" || $."doc',
+    "doc == $value || true",
+]
+
+
+@pytest.fixture(scope="module")
+def odd_pgvector(pg_url: str) -> Iterator[Any]:
+    docs = [
+        Document(
+            page_content=f"odd {n}",
+            metadata={"doc": f"o{n}", "tag-list": ["x", f"t{n}"], **dict.fromkeys(ODD_KEYS, n)},
+        )
+        for n in range(4)
+    ]
+    store = open_pgvector(pg_url, "filter_odd_keys", HashEmbeddings())
+    add_documents(store, docs, [d.metadata["doc"] for d in docs])
+    yield store
+    store.delete_collection()
+    close_pgvector(store)
+
+
+@pytest.mark.parametrize("key", ODD_KEYS)
+def test_pgvector_filters_on_any_field_name(odd_pgvector: Any, key: str) -> None:
+    # Seed: to_pgvector_filter raises only "When the filter is not well-formed"; a name
+    # such as has-hyphen is well-formed, so it is quoted, never refused.
+    cases = [
+        ({key: 2}, {"o2"}),
+        ({key: {"$gte": 2}}, {"o2", "o3"}),
+        ({key: {"$ne": 0}}, {"o1", "o2", "o3"}),
+        ({key: {"$in": [1, 3]}}, {"o1", "o3"}),
+        ({key: {"$nin": [1, 3]}}, {"o0", "o2"}),
+        ({"$and": [{key: {"$lt": 3}}, {"tag-list": {"$contains": "t1"}}]}, {"o1"}),
+    ]
+    for f, expected in cases:
+        native = translate_metadata_filter(PG, f)
+        assert ids(search_all(odd_pgvector, native, 10)) == expected, f
+        seed_form = to_pgvector_filter(f)
+        assert ids(search_all(odd_pgvector, seed_form, 10)) >= expected, f
+
+
+@pytest.mark.parametrize("key", HOSTILE_KEYS)
+def test_a_field_name_cannot_inject_sql_or_json_path(odd_pgvector: Any, key: str) -> None:
+    for f in ({key: 1}, {key: {"$ne": "nothing"}}, {key: {"$in": ["a", "b"]}}):
+        assert search_all(odd_pgvector, translate_metadata_filter(PG, f), 10) == [], f
+    assert ids(search_all(odd_pgvector, None, 10)) == {"o0", "o1", "o2", "o3"}

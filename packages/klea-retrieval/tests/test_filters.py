@@ -356,26 +356,69 @@ def test_normalize_config_filters_rejects_bad_operands(filters: dict[str, Any], 
 # ----------------------------------------------------------------- translations
 
 
-def test_chroma_rewrites_numeric_negation_and_fractions() -> None:
-    assert to_chroma_filter({"n": {"$ne": 2}}) == {"$or": [{"n": {"$gt": 2}}, {"n": {"$lt": 2}}]}
-    assert to_chroma_filter({"n": {"$eq": 0.5}}) == {
+CHROMA = "chroma:/data/store"
+PGVECTOR = "pgvector:postgresql://h/db"
+
+
+def test_chroma_translation_rewrites_numeric_negation_and_fractions() -> None:
+    def chroma(f: dict[str, Any]) -> Any:
+        return translate_metadata_filter(CHROMA, f)
+
+    assert chroma({"n": {"$ne": 2}}) == {"$or": [{"n": {"$gt": 2}}, {"n": {"$lt": 2}}]}
+    assert chroma({"n": {"$eq": 0.5}}) == {
         "$and": [{"n": {"$eq": 0.5}}, {"n": {"$gt": 0}}, {"n": {"$lt": 1}}]
     }
-    assert to_chroma_filter({"n": {"$in": [1, 2.0]}}) == {"n": {"$in": [1.0, 2.0]}}
-    assert to_chroma_filter({"s": {"$nin": ["a"]}}) == {"s": {"$nin": ["a"]}}
+    assert chroma({"n": {"$in": [1, 2.0]}}) == {"n": {"$in": [1.0, 2.0]}}
+    assert chroma({"s": {"$nin": ["a"]}}) == {"s": {"$nin": ["a"]}}
 
 
-def test_pgvector_escapes_like_patterns_and_in_lists() -> None:
-    assert to_pgvector_filter({"t": {"$contains": 'a_b%"c'}}) == {
-        "t": {"$like": '%a\\_b\\%\\\\"c%'}
-    }
-    assert to_pgvector_filter({"n": {"$in": [1, 2]}}) == {
-        "$or": [{"n": {"$eq": 1}}, {"n": {"$eq": 2}}]
-    }
-    assert to_pgvector_filter({"n": {"$nin": [1]}}) == {"n": {"$ne": 1}}
-    assert to_pgvector_filter({"s": {"$in": ["a"]}}) == {"s": {"$in": ["a"]}}
-    with pytest.raises(MetadataFilterError, match="'my-field'"):
-        to_pgvector_filter({"my-field": 1})
+def test_pgvector_translation_escapes_like_patterns_and_in_lists() -> None:
+    def pgvector(f: dict[str, Any]) -> Any:
+        return translate_metadata_filter(PGVECTOR, f)
+
+    assert pgvector({"t": {"$contains": 'a_b%"c'}}) == {"t": {"$like": '%a\\_b\\%\\\\"c%'}}
+    assert pgvector({"n": {"$in": [1, 2]}}) == {"$or": [{"n": {"$eq": 1}}, {"n": {"$eq": 2}}]}
+    assert pgvector({"n": {"$nin": [1]}}) == {"n": {"$ne": 1}}
+    assert pgvector({"s": {"$in": ["a"]}}) == {"s": {"$in": ["a"]}}
+    assert pgvector({"has-hyphen": 1}) == {"has-hyphen": {"$eq": 1}}
+
+
+@given(dsl)
+def test_chroma_filter_is_the_normalized_form_unchanged(f: dict[str, Any]) -> None:
+    # Seed: the Chroma translation "validates the filter and returns the normalized form
+    # unchanged".
+    assert to_chroma_filter(f) == validate_metadata_filter(f)
+
+
+@given(dsl)
+def test_pgvector_filter_is_the_normalized_form_but_contains(f: dict[str, Any]) -> None:
+    # Seed: PGVector "accepts the canonical normalized form directly. The one gap is
+    # $contains".
+    normalized = validate_metadata_filter(f)
+    translated = to_pgvector_filter(f)
+
+    def walk(a: dict[str, Any], b: dict[str, Any]) -> None:
+        ((key, value),) = a.items()
+        if key in ("$and", "$or"):
+            assert list(b) == [key]
+            for x, y in zip(value, b[key], strict=True):
+                walk(x, y)
+            return
+        ((op, operand),) = value.items()
+        if op == "$contains":
+            assert b == {key: {"$like": f"%{operand}%"}}
+        else:
+            assert b == a
+
+    walk(normalized, translated)
+
+
+def test_seed_departures_named_in_the_issue_are_gone() -> None:
+    assert to_chroma_filter({"n": {"$ne": 1999}}) == {"n": {"$ne": 1999}}
+    assert to_chroma_filter({"n": {"$gt": 0.5}}) == {"n": {"$gt": 0.5}}
+    assert to_pgvector_filter({"n": {"$in": [1, 2]}}) == {"n": {"$in": [1, 2]}}
+    # Seed: raises only "When the filter is not well-formed".
+    assert to_pgvector_filter({"has-hyphen": 1}) == {"has-hyphen": {"$eq": 1}}
 
 
 def test_qdrant_conditions() -> None:

@@ -105,13 +105,32 @@ def test_normal_ands_have_one_negation_at_most(node: Node) -> None:
 def test_describe() -> None:
     chips = describe(parse_query('title:quasar (dwarf OR "dark matter") -halo* NEAR(a "b c", 3)'))
     assert chips == [
-        QueryChip("quasar", ("title",), "AND", depth=1),
-        QueryChip("dwarf", (), "OR", depth=2),
-        QueryChip("dark matter", (), "OR", phrase=True, depth=2),
-        QueryChip("halo", (), "AND", negated=True, prefix=True, depth=1),
-        QueryChip('a "b c"', (), "AND", depth=1, near=3),
+        QueryChip("quasar", ("title",), "AND", depth=0),
+        QueryChip("dwarf", (), "OR", depth=1),
+        QueryChip("dark matter", (), "OR", phrase=True, depth=1),
+        QueryChip("halo", (), "AND", negated=True, prefix=True, depth=0),
+        QueryChip('a "b c"', (), "AND", depth=0, near=3),
     ]
     assert describe(parse_query("NOT NOT a")) == [QueryChip("a")]
+
+
+def test_chip_depth_counts_the_groups_around_it() -> None:
+    # Seed: "depth counts the groups around it, so a UI can bracket a (b OR c)".
+    assert [(c.text, c.depth) for c in describe(parse_query("a (b OR c)"))] == [
+        ("a", 0),
+        ("b", 1),
+        ("c", 1),
+    ]
+    chips = describe(parse_query("pho* || (title:dark || (abstract:matter && halo))"))
+    assert [(c.text, c.depth) for c in chips] == [
+        ("pho", 0),
+        ("dark", 0),
+        ("matter", 1),
+        ("halo", 1),
+    ]
+    assert [c.depth for c in describe(parse_query("a"))] == [0]
+    assert [c.depth for c in describe(parse_query("-(a OR b)"))] == [1, 1]
+    assert [c.depth for c in describe(parse_query("(a (b OR (c d)))"))] == [0, 1, 2, 2]
 
 
 @pytest.mark.parametrize(

@@ -127,15 +127,14 @@ def filter_docs_by_metadata(docs: list[Document], f: dict[str, Any]) -> list[Doc
 def to_chroma_filter(f: dict[str, Any]) -> dict[str, Any]:
     """Translate a filter to a Chroma ``where`` dict.
 
-    The canonical form is Chroma's native ``where`` syntax, so most filters come back
-    unchanged. Numeric clauses are rewritten to keep Chroma in step with
-    :func:`filter_docs_by_metadata`: a numeric ``$ne x`` becomes ``$or: [$gt x, $lt x]``
-    (and a numeric ``$nin`` an ``$and`` of those), because Chroma's native ``$ne``/``$nin``
-    also match documents without the field; a comparison with a fractional operand is
-    paired with an integer-bound clause, because Chroma truncates such an operand when it
-    compares it with an int value (``{"$eq": 0.5}`` would match ``0``); and ``$in`` lists
-    mixing ints and floats are sent as floats. String ``$ne``/``$nin`` have no exact
-    rewrite and also match documents lacking the field (see :func:`translation_is_exact`).
+    The canonical normalized form is Chroma's native ``where`` syntax (single-operator
+    field clauses, ``$and``/``$or`` combinators, and the ``$contains`` array-membership
+    operator), so this validates the filter and returns the normalized form unchanged.
+
+    Chroma itself departs from :func:`filter_docs_by_metadata` on some numeric clauses
+    (its ``$ne``/``$nin`` match documents without the field; it truncates a fractional
+    operand compared with an int value). :func:`translate_metadata_filter`, which the
+    retrievers use, adds the rewrites that compensate; use it to query a live store.
 
     Example::
 
@@ -152,7 +151,7 @@ def to_chroma_filter(f: dict[str, Any]) -> dict[str, Any]:
     Raises:
         MetadataFilterError: When the filter is not well-formed.
     """
-    return backends.chroma(canonicalize(f))
+    return canonicalize(f)
 
 
 def to_pgvector_filter(f: dict[str, Any]) -> dict[str, Any]:
@@ -164,9 +163,13 @@ def to_pgvector_filter(f: dict[str, Any]) -> dict[str, Any]:
     substring match against e.g. ``["Magee", "Smith"]``). It can match more documents
     than the exact operator (``"Mage"`` matches ``"Magee"``), never fewer. This is a
     documented approximation for the Postgres backend only. LIKE metacharacters in the
-    operand are escaped, and numeric ``$in``/``$nin`` are sent as ``$or``/``$and`` of
-    ``$eq``/``$ne`` because the backend compares ``$in`` lists as text. Field names must
-    be Python identifiers (a ``langchain_postgres`` rule).
+    operand are escaped; every other clause is the normalized form unchanged.
+
+    :func:`translate_metadata_filter`, which the retrievers use, also sends numeric
+    ``$in``/``$nin`` as ``$or``/``$and`` of ``$eq``/``$ne`` (``langchain_postgres``
+    compares ``$in`` lists as text), and the store ``instantiate_vector_store`` opens
+    accepts any field name (``has-hyphen`` included), which plain ``langchain_postgres``
+    refuses.
 
     Example::
 
@@ -183,7 +186,7 @@ def to_pgvector_filter(f: dict[str, Any]) -> dict[str, Any]:
     Raises:
         MetadataFilterError: When the filter is not well-formed.
     """
-    return backends.pgvector(canonicalize(f))
+    return backends.pgvector_like(canonicalize(f))
 
 
 def to_qdrant_filter(f: dict[str, Any], *, key_prefix: str = "") -> Any:
@@ -241,11 +244,26 @@ def translate_metadata_filter(path: str, f: dict[str, Any]) -> Any:
     """Translate a filter for the backend named by a store path.
 
     Dispatch helper used by the retrievers: reads the URI scheme from a store path (e.g.
-    ``chroma:/data/store``) and returns the matching backend-native filter. For
-    ``qdrant:`` paths it returns :func:`qdrant_payload_filter` (keys under the
-    ``metadata.`` payload prefix that ``langchain_qdrant`` uses), ready to send to the
-    store. ``filter_docs_by_metadata`` is not returned here: callers that need the
-    in-memory matcher (the BM25 store) call it directly.
+    ``chroma:/data/store``) and returns the matching backend-native filter, ready to send
+    to a live store: it adds the rewrites that keep each backend in step with
+    :func:`filter_docs_by_metadata`, which the ``to_*_filter`` functions leave out.
+
+    - ``chroma:``: :func:`to_chroma_filter`'s form with numeric clauses rewritten: a
+      numeric ``$ne x`` becomes ``$or: [$gt x, $lt x]`` (a numeric ``$nin`` an ``$and``
+      of those), because Chroma's ``$ne``/``$nin`` also match documents without the
+      field; a comparison with a fractional operand is paired with an integer-bound
+      clause, because Chroma truncates such an operand against an int value
+      (``{"$eq": 0.5}`` would match ``0``); ``$in`` lists mixing ints and floats are
+      sent as floats. String ``$ne``/``$nin`` have no exact rewrite (see
+      :func:`translation_is_exact`).
+    - ``pgvector:``: :func:`to_pgvector_filter`'s form with numeric ``$in``/``$nin`` as
+      ``$or``/``$and`` of ``$eq``/``$ne`` (``langchain_postgres`` compares ``$in`` lists
+      as text).
+    - ``qdrant:``: :func:`qdrant_payload_filter` (keys under the ``metadata.`` payload
+      prefix that ``langchain_qdrant`` uses).
+
+    ``filter_docs_by_metadata`` is not returned here: callers that need the in-memory
+    matcher (the BM25 store) call it directly.
 
     Example::
 
@@ -265,9 +283,9 @@ def translate_metadata_filter(path: str, f: dict[str, Any]) -> Any:
     """
     scheme = StoreURI.vector(path).scheme
     if scheme == "chroma":
-        return to_chroma_filter(f)
+        return backends.chroma(canonicalize(f))
     if scheme == "pgvector":
-        return to_pgvector_filter(f)
+        return backends.pgvector(canonicalize(f))
     return qdrant_payload_filter(f)
 
 

@@ -309,9 +309,13 @@ def _walk_chips(node: Node, operator: str, negated: bool, depth: int) -> Iterato
 def describe(node: Node) -> list[QueryChip]:
     """Return the words and phrases of ``node`` as chips, in the order they were written.
 
-    ``node`` is normalized first, so ``NOT NOT a`` is described as ``a``.
+    ``node`` is normalized first, so ``NOT NOT a`` is described as ``a``. The query as a
+    whole is not a group: in ``a (b OR c)`` the chip ``a`` has depth 0 and ``b``, ``c``
+    depth 1. A group under a top-level ``NOT`` is bracketed, so it counts.
     """
-    return list(_walk_chips(normalize(node), "", False, 0))
+    root = normalize(node)
+    # The operands of a top-level AND or OR stand in no group: start one level above 0.
+    return list(_walk_chips(root, "", False, -1 if isinstance(root, And | Or) else 0))
 
 
 def _positive_words(node: Node) -> Iterator[str]:

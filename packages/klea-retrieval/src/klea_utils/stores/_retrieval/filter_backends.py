@@ -1,8 +1,11 @@
 """Translations of a canonical metadata filter to each backend's native filter (internal).
 
 Each function takes a filter already in canonical form (see ``_filter_dsl``) and returns
-the backend's filter. The rewrites that keep a backend in step with the in-memory matcher
-(``_filter_match``) are described in ``docs/guides/filters.md``.
+the backend's filter. :func:`chroma` and :func:`pgvector` add the rewrites that keep a live
+backend in step with the in-memory matcher (``_filter_match``), described in
+``docs/guides/filters.md``; ``translate_metadata_filter`` sends those, while the public
+``to_chroma_filter`` and ``to_pgvector_filter`` return the seed's forms
+(:func:`pgvector_like` is the latter: only ``$contains`` rewritten).
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ from klea_utils.stores._retrieval.filter_dsl import (
     iter_leaves,
     split_leaf,
 )
-from klea_utils.stores.exceptions import MetadataFilterError
 
 
 def _leaf(field: str, op: str, operand: Any) -> dict[str, Any]:
@@ -104,23 +106,35 @@ def like_pattern(operand: Any) -> str:
     return f"%{escaped}%"
 
 
-def _pg_leaf(field: str, op: str, operand: Any) -> dict[str, Any]:
-    if not field.isidentifier():
-        raise MetadataFilterError(
-            f"metadata filter clause {field!r}: PGVector field names must be identifiers "
-            "(letters, digits and underscores, not starting with a digit)"
-        )
+def _pg_like_leaf(field: str, op: str, operand: Any) -> dict[str, Any]:
     if op == "$contains":
         return _leaf(field, "$like", like_pattern(operand))
+    return _leaf(field, op, list(operand) if isinstance(operand, list) else operand)
+
+
+def pgvector_like(f: dict[str, Any]) -> dict[str, Any]:
+    """The canonical filter with ``$contains`` as ``$like`` and nothing else changed."""
+    ((key, value),) = f.items()
+    if key in ("$and", "$or"):
+        return {key: [pgvector_like(sub) for sub in value]}
+    return _pg_like_leaf(*split_leaf(f))
+
+
+def _pg_leaf(field: str, op: str, operand: Any) -> dict[str, Any]:
     if op in ("$in", "$nin") and is_number(operand[0]):
         # langchain-postgres compares $in/$nin as text ("2.0" != "2"); compare numerically.
         each = "$eq" if op == "$in" else "$ne"
         return _group("$or" if op == "$in" else "$and", [_leaf(field, each, x) for x in operand])
-    return _leaf(field, op, list(operand) if isinstance(operand, list) else operand)
+    return _pg_like_leaf(field, op, operand)
 
 
 def pgvector(f: dict[str, Any]) -> dict[str, Any]:
-    """Translate a canonical filter to a langchain-postgres filter dict."""
+    """Translate a canonical filter to what a live PGVector store applies exactly.
+
+    :func:`pgvector_like`, and numeric ``$in``/``$nin`` as ``$or``/``$and`` of
+    ``$eq``/``$ne``. Field names are passed as they are: the store returned by
+    ``instantiate_vector_store`` quotes any name (see ``_retrieval/pgvector.py``).
+    """
     ((key, value),) = f.items()
     if key in ("$and", "$or"):
         return {key: [pgvector(sub) for sub in value]}

@@ -99,8 +99,10 @@ def sqlalchemy_url(location: str) -> str:
 
 
 def _pgvector(location: str, name: str, embeddings: Embeddings, logger: logging.Logger) -> Any:
-    lp = import_extra("langchain_postgres", feature="The PGVector backend", extra="pgvector")
-    return lp.PGVector(
+    import_extra("langchain_postgres", feature="The PGVector backend", extra="pgvector")
+    from klea_utils.stores._retrieval.pgvector import KleaPGVector
+
+    return KleaPGVector(
         embeddings=embeddings,
         connection=sqlalchemy_url(location),
         collection_name=name,
