@@ -224,8 +224,10 @@ def store_all(
                     summary.fts5_chunks += fts5.add(name, file_hash, stored)
                 del docs, stored
         if bm25 is not None:
-            bm25.commit()
+            bm25.commit(keep=set(manifest.files))
             summary.bm25_chunks = bm25.written
+        if fts5 is not None:
+            fts5.retain(set(manifest.files))
     except BaseException:
         if bm25 is not None:
             bm25.abort()

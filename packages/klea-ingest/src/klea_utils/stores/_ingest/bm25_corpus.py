@@ -13,10 +13,12 @@ of another collection, or one without a sidecar, is never silently overwritten.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import pickle
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
 from typing import IO
 
@@ -43,6 +45,7 @@ class Bm25CorpusWriter:
         self.force = force
         self._check_owner()
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._remove_leftovers()
         fd, tmp = tempfile.mkstemp(
             prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
         )
@@ -51,6 +54,11 @@ class Bm25CorpusWriter:
         self._buffer: list[Document] = []
         self._seen: set[str] = set()
         self.written = 0
+
+    def _remove_leftovers(self) -> None:
+        """Delete temporary corpora that killed runs left beside this one."""
+        for leftover in self.path.parent.glob(f".{glob.escape(self.path.name)}.*.tmp"):
+            leftover.unlink(missing_ok=True)
 
     def _check_owner(self) -> None:
         if not self.path.exists():
@@ -91,11 +99,17 @@ class Bm25CorpusWriter:
             pickle.dump(batch, self._handle, protocol=pickle.HIGHEST_PROTOCOL)
             self.written += len(batch)
 
-    def commit(self) -> None:
-        """Carry over unseen files' documents (unless forced), then swap the corpus in."""
+    def commit(self, keep: Collection[str] | None = None) -> None:
+        """Carry over unseen files' documents (unless forced), then swap the corpus in.
+
+        ``keep`` names the files the collection holds (the manifest's): only their
+        documents are carried over, so chunks of files a forced run dropped, even one that
+        was interrupted, never outlive it. ``None`` carries over every unseen file.
+        """
         if not self.force and self.path.exists():
             for doc in iter_corpus_documents(self.path):
-                if doc.metadata.get("file_name") not in self._seen:
+                name = doc.metadata.get("file_name")
+                if name not in self._seen and (keep is None or name in keep):
                     self._buffer.append(doc)
                     if len(self._buffer) >= self.batch_size:
                         self._dump(self._buffer)

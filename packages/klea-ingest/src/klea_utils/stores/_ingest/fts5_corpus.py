@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,25 @@ class Fts5IndexWriter:
         )
         self.manifest.commit(file_name, file_hash, len(docs))
         return written
+
+    def retain(self, keep: Collection[str]) -> int:
+        """Delete the chunks of every file not in ``keep`` (the collection's files).
+
+        A forced run that was interrupted dropped files from the collection that an older
+        index may still hold; this brings the index back to the collection. Returns the
+        number of ids deleted.
+        """
+        from klea_utils.stores import fts5_writer
+
+        gone = sorted(set(self.manifest.files) - set(keep))
+        if not gone or not self.path.exists():
+            return 0
+        ids = [i for name in gone for i in self.manifest.files[name].ids(name)]
+        fts5_writer.delete_fts5_ids(self.path, ids)
+        for name in gone:
+            del self.manifest.files[name]
+        self.manifest.save()
+        return len(ids)
 
     def finish(self) -> bool:
         """Apply an explicit ``stemming`` the index was not built with; ``True`` if it did.
