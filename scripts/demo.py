@@ -6,6 +6,8 @@
    RRF, re-ranked by recency) and prints the serialized references an LLM would read.
 3. ``sci-etl-search`` indexes one document per paper (FTS5 + a vector memory) and answers
    each question with hybrid search, printing ranked hits with highlighted snippets.
+4. It prints the ``klea-serve`` command that keeps these stores loaded for a search page,
+   a JSON API and MCP.
 
 Run it through ``scripts/demo``, which sets up the environment first.
 """
@@ -179,7 +181,7 @@ async def sci_etl_answers(workdir: Path, bm25: Path, questions: list[str], top_k
 
     papers, texts = papers_from_corpus(bm25)
     text_store = AsyncSqliteFts5Store(
-        workdir / "papers-fts5.sqlite", facet_keys=("year", "journal")
+        workdir / "papers-fts5.sqlite", facet_keys=("year", "journal", "authors")
     )
     vectors = AsyncSqliteEmbeddingStore(workdir / "papers-vectors.sqlite")
     embedder = AsyncSentenceTransformerEmbedder()
@@ -231,6 +233,21 @@ def main() -> None:
     klea_answers(stores, questions, args.top_k)
     console.rule("[bold]3. sci-etl-search: hybrid search with highlighted snippets")
     asyncio.run(sci_etl_answers(workdir, bm25, questions, args.top_k))
+    print_serve_command(workdir, stores)
+
+
+def print_serve_command(workdir: Path, stores: Path) -> None:
+    """Tell how to keep these stores loaded in one process, for people and for agents."""
+    command = (
+        f"uv run klea-serve --stores-config {stores} "
+        f"--fts5-index {workdir / 'papers-fts5.sqlite'} "
+        f"--vectors {workdir / 'papers-vectors.sqlite'}"
+    )
+    console.rule("[bold]4. klea-serve: keep the stores loaded")
+    out.print("Search page and JSON API on http://127.0.0.1:8765/ (MCP at /mcp):", highlight=False)
+    out.print(f"  {command}", markup=False, highlight=False)
+    out.print("An agent that starts its own MCP server over stdio:", highlight=False)
+    out.print(f"  {command} --mcp", markup=False, highlight=False)
 
 
 if __name__ == "__main__":

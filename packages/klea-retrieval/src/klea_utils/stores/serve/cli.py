@@ -1,0 +1,152 @@
+"""``klea-serve``: load the stores once, then answer agents over MCP and people over HTTP.
+
+Usage::
+
+    klea-serve [--stores-config FILE | --store COLLECTION=URI ... --bm25-store PATH ...]
+               [--fts5-index INDEX.sqlite [--vectors VECTORS.sqlite]]
+               [--embedding-model SPEC] [--rerank MODEL] [-k N]
+               [--mcp | --host 127.0.0.1 --port 8765]
+
+``--mcp`` speaks MCP over stdio (for an agent that starts the server itself); otherwise
+an HTTP server answers the JSON API under ``/api``, the search page at ``/`` and MCP's
+streamable HTTP transport at ``/mcp``. Progress lines go to stderr. Exit status: 0 on a
+clean stop, 1 when loading fails, 2 for bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from klea_utils.stores._retrieval.config_files import STORES_CONFIG_ENV_VAR
+from klea_utils.stores._retrieval.extras import import_extra
+from klea_utils.stores._retrieval.store_args import StoreArgsError, retriever_config_from_args
+from klea_utils.stores.config import RetrieverConfig
+from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
+from klea_utils.stores.exceptions import KleaStoresError
+from klea_utils.stores.retrieval.bm25 import FTS5_SCHEME
+
+__all__ = ["build_parser", "default_fts5_index", "main"]
+
+DEFAULT_PORT = 8765
+
+
+def _positive_int(text: str) -> int:
+    value = int(text) if text.strip().lstrip("-").isdigit() else 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the ``klea-serve`` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="klea-serve",
+        description="Serve the stores to agents (MCP) and people (a search page), loaded once.",
+    )
+    stores = parser.add_argument_group("stores (as for klea-retrieve)")
+    stores.add_argument(
+        "--stores-config",
+        "--stores",
+        dest="stores_config",
+        metavar="FILE",
+        help=f"stores configuration JSON file (default: ${STORES_CONFIG_ENV_VAR})",
+    )
+    stores.add_argument("--store", action="append", default=[], metavar="COLLECTION=URI")
+    stores.add_argument("--bm25-store", action="append", default=[], metavar="PATH")
+    stores.add_argument("--domain", action="append", help="serve only this domain (repeatable)")
+    search = parser.add_argument_group("search")
+    search.add_argument(
+        "--fts5-index",
+        type=Path,
+        metavar="INDEX",
+        help="FTS5 index for Boolean search (default: the first fts5: BM25 store)",
+    )
+    search.add_argument(
+        "--vectors", type=Path, metavar="SQLITE", help="sci-etl vector memory for hybrid search"
+    )
+    models = parser.add_argument_group("models")
+    models.add_argument("--embedding-model", default=DEFAULT_EMBEDDING_MODEL)
+    models.add_argument("--rerank", metavar="MODEL", help="cross-encoder to re-rank with")
+    models.add_argument("-k", "--top-k", dest="k", type=_positive_int, default=5)
+    serving = parser.add_argument_group("serving")
+    serving.add_argument("--mcp", action="store_true", help="speak MCP over stdio")
+    serving.add_argument("--host", default="127.0.0.1")
+    serving.add_argument("--port", type=int, default=DEFAULT_PORT)
+    serving.add_argument("-v", "--verbose", action="store_true", help="log at INFO")
+    return parser
+
+
+def default_fts5_index(config: RetrieverConfig) -> Path | None:
+    """The first ``fts5:`` BM25 store of ``config``, the default search index."""
+    for domain in config.domains.values():
+        for store in domain.bm25_stores:
+            if store.path.startswith(FTS5_SCHEME):
+                return Path(store.path[len(FTS5_SCHEME) :])
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console entry point; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    for name in ("httpx", "chromadb", "sentence_transformers", "mcp", "uvicorn.access"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    try:
+        import_extra("mcp", feature="klea-serve", extra="serve")
+        import_extra("fastapi", feature="klea-serve", extra="serve")
+        config = retriever_config_from_args(
+            args.stores_config, args.store, args.bm25_store, domains=args.domain
+        )
+    except (StoreArgsError, ImportError) as exc:
+        print(f"klea-serve: error: {exc}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, ValueError, KleaStoresError) as exc:
+        print(f"klea-serve: error: {exc}", file=sys.stderr)
+        return 2
+    from klea_utils.stores.serve.service import ServeOptions, open_service
+
+    options = ServeOptions(
+        config=config,
+        embedding_model=args.embedding_model,
+        rerank=args.rerank,
+        k=args.k,
+        fts5_index=args.fts5_index or default_fts5_index(config),
+        vectors=args.vectors,
+    )
+    try:
+        # stdout is the MCP channel under --mcp: nothing loading prints may land there.
+        with contextlib.redirect_stdout(sys.stderr):
+            service = open_service(options)
+    except (FileNotFoundError, ValueError, KleaStoresError, ImportError) as exc:
+        print(f"klea-serve: error: {exc}", file=sys.stderr)
+        return 1
+    if args.mcp:
+        from klea_utils.stores.serve.mcp_tools import build_mcp_server
+
+        print("klea-serve: MCP on stdio", file=sys.stderr, flush=True)
+        build_mcp_server(service).run("stdio")
+        return 0
+    import uvicorn
+    from klea_utils.stores.serve.http_app import build_app
+
+    app = build_app(service, host=args.host, port=args.port)
+    print(
+        f"klea-serve: http://{args.host}:{args.port}/ (API docs /api/docs, MCP /mcp)",
+        file=sys.stderr,
+        flush=True,
+    )
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,201 @@
+"""The HTTP side of ``klea-serve``: the JSON API, its OpenAPI docs, the page, and MCP.
+
+- ``/api/retrieve``, ``/api/search``, ``/api/documents/{file_name}``, ``/api/facets``,
+  ``/api/graph`` and ``/api/health``: the service's operations as JSON. Bad input is a
+  4xx whose ``detail`` says what was wrong (422 for parameters that fail validation, 400
+  for values the service rejects, 404 for an unknown paper).
+- ``/api/openapi.json`` and ``/api/docs`` (a self-contained page, no CDN).
+- ``/``: the search page (static HTML, CSS and a small vanilla script).
+- ``/mcp``: the MCP streamable HTTP transport, the same tools as ``klea-serve --mcp``.
+"""
+
+# No ``from __future__ import annotations``: FastAPI reads the endpoints' annotations,
+# one of which names a model built at run time.
+
+import contextlib
+import html
+from collections.abc import AsyncIterator
+from importlib import resources
+from typing import Annotated, Any, Literal
+
+from fastapi import FastAPI, HTTPException, Query
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from klea_utils.stores.serve.mcp_tools import SearchFilterArgs, build_mcp_server, filter_model
+from klea_utils.stores.serve.service import MAX_K, DocumentNotFoundError, KleaService
+from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import BaseModel, ConfigDict, Field, create_model
+from starlette.routing import Route
+
+__all__ = ["build_app"]
+
+_STATIC = {
+    "app.js": "text/javascript; charset=utf-8",
+    "style.css": "text/css; charset=utf-8",
+}
+
+
+def _static(name: str) -> str:
+    return resources.files("klea_utils.stores.serve").joinpath("static", name).read_text("utf-8")
+
+
+def _bad_request(exc: Exception) -> HTTPException:
+    return HTTPException(status_code=400, detail=str(exc))
+
+
+def _docs_page(schema: dict[str, Any]) -> str:
+    rows = []
+    for path, methods in schema.get("paths", {}).items():
+        for method, op in methods.items():
+            params = ", ".join(
+                f"{p['name']} ({p['in']}{', required' if p.get('required') else ''})"
+                for p in op.get("parameters", [])
+            )
+            if "requestBody" in op:
+                params = (params + ", " if params else "") + "JSON body"
+            rows.append(
+                f"<tr><td><code>{method.upper()}</code></td><td><code>{html.escape(path)}"
+                f"</code></td><td>{html.escape(op.get('summary', ''))}<br><small>"
+                f"{html.escape(op.get('description', ''))}</small></td>"
+                f"<td>{html.escape(params)}</td></tr>"
+            )
+    return (
+        "<!doctype html><html lang=en><meta charset=utf-8><title>klea-serve API</title>"
+        "<meta name=viewport content='width=device-width,initial-scale=1'>"
+        "<link rel=stylesheet href='/static/style.css'><main class=docs>"
+        "<h1>klea-serve HTTP API</h1><p>The machine-readable schema is "
+        "<a href='/api/openapi.json'>/api/openapi.json</a>. MCP clients connect to "
+        "<code>/mcp</code> (streamable HTTP).</p><table><thead><tr><th>method</th>"
+        "<th>path</th><th>what</th><th>parameters</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table></main></html>"
+    )
+
+
+def build_app(service: KleaService, *, host: str = "127.0.0.1", port: int = 8765) -> FastAPI:
+    """The ASGI application serving ``service`` (its lifespan runs the MCP sessions)."""
+    mcp = build_mcp_server(service)
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=host in ("127.0.0.1", "localhost", "::1"),
+        allowed_hosts=[f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"],
+        allowed_origins=[f"http://127.0.0.1:{port}", f"http://localhost:{port}"],
+    )
+    mcp_app = mcp.streamable_http_app(transport_security=security, host=host)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with mcp.session_manager.run():
+            try:
+                yield
+            finally:
+                await service.aclose()
+
+    app = FastAPI(
+        title="klea-serve",
+        summary="Retrieval, search, papers and facets over the stores, loaded once.",
+        version="1",
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/api/openapi.json",
+        lifespan=lifespan,
+    )
+    RetrieveFilter = filter_model(service)  # noqa: N806 - a class built at run time
+    RetrieveRequest = create_model(  # noqa: N806
+        "RetrieveRequest",
+        __config__=ConfigDict(extra="forbid"),
+        query=(str, Field(min_length=1, description="The question.")),
+        k=(int, Field(default=5, ge=1, le=MAX_K, description="Passages per domain.")),
+        filter=(RetrieveFilter | None, Field(default=None)),  # type: ignore[arg-type]
+        domains=(list[str] | None, Field(default=None, description="Default: all.")),
+    )
+
+    @app.post("/api/retrieve", summary="Fused klea retrieval")
+    async def retrieve(request: RetrieveRequest) -> dict[str, Any]:  # type: ignore[valid-type]
+        """Passages that answer the question, notes of degraded legs, references."""
+        body: Any = request
+        values = body.filter.model_dump(exclude_none=True) if body.filter else None
+        try:
+            return await service.retrieve(body.query, k=body.k, filter=values, domains=body.domains)
+        except ValueError as exc:
+            raise _bad_request(exc) from exc
+
+    @app.get("/api/search", summary="Boolean / hybrid search with snippets")
+    async def search(
+        q: Annotated[str, Query(min_length=1, description="Boolean query or question.")],
+        mode: Literal["lexical", "semantic", "hybrid"] | None = None,
+        limit: Annotated[int, Query(ge=1, le=MAX_K)] = 10,
+        year_from: int | None = None,
+        year_to: int | None = None,
+        author: Annotated[list[str] | None, Query()] = None,
+        journal: Annotated[list[str] | None, Query()] = None,
+        tag: Annotated[list[str] | None, Query()] = None,
+        any_words: bool | None = None,
+    ) -> dict[str, Any]:
+        """Hits with highlighted snippets and chips; a malformed query answers 200 with
+        ``error`` (message, position, token, caret)."""
+        filters = SearchFilterArgs(
+            year_from=year_from,
+            year_to=year_to,
+            authors=author or [],
+            journals=journal or [],
+            tags=tag or [],
+        ).to_filters()
+        try:
+            return await service.search(
+                q, mode=mode, limit=limit, filters=filters, any_words=any_words
+            )
+        except LookupError as exc:
+            raise HTTPException(status_code=404, detail=str(exc)) from exc
+        except ValueError as exc:
+            raise _bad_request(exc) from exc
+
+    @app.get("/api/documents/{file_name}", summary="One paper and its passages")
+    async def get_document(file_name: str) -> dict[str, Any]:
+        """The paper's metadata and its passages in reading order."""
+        try:
+            return service.get_document(file_name)
+        except DocumentNotFoundError as exc:
+            raise HTTPException(status_code=404, detail=str(exc)) from exc
+
+    @app.get("/api/facets", summary="Papers per year, author, journal, tag")
+    async def facets(
+        key: Annotated[list[Literal["year", "author", "journal", "tag"]] | None, Query()] = None,
+        q: str | None = None,
+    ) -> dict[str, Any]:
+        """Counts over every paper, or over the papers matching ``q``."""
+        try:
+            return await service.facets(key, q)
+        except ValueError as exc:
+            raise _bad_request(exc) from exc
+
+    class GraphRequest(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        record_ids: list[str] = Field(min_length=1, max_length=MAX_K)
+
+    @app.post("/api/graph", summary="Edges by meaning between results")
+    async def graph(request: GraphRequest) -> dict[str, Any]:
+        """Nodes and weighted edges among the given search results (needs vectors)."""
+        return await service.graph(request.record_ids)
+
+    @app.get("/api/health", summary="What is loaded")
+    async def health() -> dict[str, Any]:
+        """Status, domains, papers, passages, search index and uptime."""
+        return await service.health()
+
+    @app.get("/api/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        return HTMLResponse(_docs_page(app.openapi()))
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> HTMLResponse:
+        return HTMLResponse(_static("index.html"))
+
+    @app.get("/static/{name}", include_in_schema=False)
+    async def static(name: str) -> Response:
+        if name not in _STATIC:
+            return JSONResponse({"detail": f"no static file {name!r}"}, status_code=404)
+        return Response(_static(name), media_type=_STATIC[name])
+
+    for route in mcp_app.routes:
+        if isinstance(route, Route):
+            app.router.routes.append(route)
+    return app

@@ -1,0 +1,162 @@
+"""The MCP server of ``klea-serve``: four tools over a :class:`KleaService`.
+
+Built on the official MCP Python SDK's ``MCPServer`` (the successor of FastMCP in
+``mcp`` 2). The tools' parameters are typed, so a model sees a JSON schema for each;
+``retrieve``'s ``filter`` is the strict query schema of ``klea_utils.stores.query_schema``
+built from the served domains' filter fields. Bad input answers a tool error whose text
+says what was wrong; a malformed search query answers the parser's located error.
+"""
+
+# No ``from __future__ import annotations``: the tools' annotations name a model built at
+# run time, which the SDK reads from the function when it registers the tool.
+
+from typing import Annotated, Any, Literal
+
+from klea_utils.stores.serve.search import SearchFilters
+from klea_utils.stores.serve.service import MAX_K, KleaService
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+__all__ = ["INSTRUCTIONS", "build_mcp_server", "filter_model"]
+
+INSTRUCTIONS = (
+    "Search a researcher's library of ingested papers. Use `retrieve` for passages that "
+    "answer a question (fused vector + keyword retrieval; quote its `references`), `search` "
+    'for Boolean or hybrid search with highlighted snippets (AND, OR, NOT, "phrases", '
+    "field:term, prefix*), `get_document` to read one paper's passages in order, and "
+    "`facets` for counts of papers per year, author, journal and tag."
+)
+
+
+def filter_model(service: KleaService) -> type[BaseModel]:
+    """The typed ``filter`` of ``retrieve``: the query schema without its query field."""
+    schema = service.query_schema
+    fields: dict[str, Any] = {
+        name: (info.annotation, Field(default=None, description=info.description))
+        for name, info in schema.model_fields.items()
+        if name != "search_query"
+    }
+    return create_model(
+        "RetrieveFilter",
+        __config__=ConfigDict(extra="forbid"),
+        __doc__="Metadata constraints; leave out what the question does not constrain.",
+        **fields,
+    )
+
+
+class SearchFilterArgs(BaseModel):
+    """Facet filters for `search`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    year_from: int | None = Field(default=None, description="Earliest year, inclusive.")
+    year_to: int | None = Field(default=None, description="Latest year, inclusive.")
+    authors: list[str] = Field(default_factory=list, description="Any of these authors.")
+    journals: list[str] = Field(default_factory=list, description="Any of these journals.")
+    tags: list[str] = Field(default_factory=list, description="Any of these tags/keywords.")
+
+    def to_filters(self) -> SearchFilters:
+        """As the search backend's filters."""
+        return SearchFilters(
+            self.year_from,
+            self.year_to,
+            tuple(self.authors),
+            tuple(self.journals),
+            tuple(self.tags),
+        )
+
+
+def build_mcp_server(service: KleaService) -> MCPServer:
+    """The MCP server whose tools call ``service``."""
+    server = MCPServer("klea-serve", instructions=INSTRUCTIONS, log_level="WARNING")
+    RetrieveFilter = filter_model(service)  # noqa: N806 - a class built at run time
+    domains_known = service.pipeline.domains
+
+    @server.tool()
+    async def retrieve(
+        query: Annotated[str, Field(description="The question, in plain words.")],
+        k: Annotated[int, Field(ge=1, le=MAX_K, description="Passages per domain.")] = 5,
+        filter: RetrieveFilter | None = None,  # type: ignore[valid-type]
+        domains: Annotated[
+            list[str] | None,
+            Field(description=f"Domains to search (default all: {domains_known})."),
+        ] = None,
+    ) -> dict[str, Any]:
+        """Answer a question from the stores: fused vector + BM25 retrieval, re-ranked.
+
+        Returns `passages` (each with file, title, authors, year, journal, headings, pages,
+        score and text, best first), `notes` naming any store that failed or was too slow
+        and was left out, and `references`: the passages serialized for quoting.
+        """
+        values = filter.model_dump(exclude_none=True) if filter is not None else None
+        try:
+            return await service.retrieve(query, k=k, filter=values, domains=domains)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from exc
+
+    @server.tool()
+    async def search(
+        query: Annotated[
+            str,
+            Field(
+                description='Boolean query (AND, OR, NOT, "phrase", title:word, pre*) '
+                "or a plain question (searched as the OR of its words)."
+            ),
+        ],
+        mode: Annotated[
+            Literal["lexical", "semantic", "hybrid"] | None,
+            Field(description="Default: hybrid with a vector memory, else lexical."),
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_K, description="Hits to return.")] = 10,
+        filters: SearchFilterArgs | None = None,
+    ) -> dict[str, Any]:
+        """Boolean or hybrid search over the FTS5 index, with highlighted snippets.
+
+        Returns `hits` (record_id, file, title, authors, year, journal, pages, score, and
+        `snippets` with [start, end) highlight offsets), the query's `chips`, and `error`:
+        null, or for a malformed query its `message`, `position`, `token` and `caret`
+        line (the query with ^ under the fault); a malformed query is not an exception.
+        """
+        try:
+            return await service.search(
+                query,
+                mode=mode,
+                limit=limit,
+                filters=filters.to_filters() if filters else None,
+            )
+        except (ValueError, LookupError) as exc:
+            raise ToolError(str(exc)) from exc
+
+    @server.tool()
+    async def get_document(
+        file_name: Annotated[str, Field(description="The paper's file name, e.g. 'x.pdf'.")],
+    ) -> dict[str, Any]:
+        """One paper: its metadata (title, authors, year, journal, doi, tags) and its
+        `passages` in reading order, each with headings, pages and text."""
+        try:
+            return service.get_document(file_name)
+        except LookupError as exc:
+            raise ToolError(str(exc)) from exc
+
+    @server.tool()
+    async def facets(
+        keys: Annotated[
+            list[Literal["year", "author", "journal", "tag"]] | None,
+            Field(description="Facets to count (default all four)."),
+        ] = None,
+        query: Annotated[
+            str | None, Field(description="Count only the papers matching this query.")
+        ] = None,
+    ) -> dict[str, Any]:
+        """Counts of papers per year, author, journal and tag, most frequent first.
+
+        Returns `papers` (how many were counted) and `facets`: for each key a list of
+        {value, count}.
+        """
+        try:
+            return await service.facets(list(keys) if keys else None, query)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from exc
+
+    return server

@@ -1,0 +1,303 @@
+"""sci-etl-search over an FTS5 index (and an optional vector memory) for ``klea-serve``.
+
+:class:`SearchBackend` owns the text index, the hybrid searcher and the discovery-graph
+edge source. It turns a query into hits with highlighted snippets, query chips
+(``describe``), or the parser's located error; plain questions (several words, no
+operators) are searched as the OR of their words so they find something lexically.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from klea_utils.stores.serve.library import display_metadata
+from sci_etl_core.exceptions import SearchQueryError
+from sci_etl_core.search import (
+    AsyncHybridSearcher,
+    MetadataFilter,
+    RangeFilter,
+    SearchFilter,
+    Unicode61Tokenizer,
+    describe,
+    parse_query,
+)
+from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store, built_facet_keys
+
+__all__ = ["SearchBackend", "SearchFilters", "question_query"]
+
+_SYNTAX = re.compile(r'["():*]|(^|\s)[-+]|\b(AND|OR|NOT|NEAR)\b')
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "how",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+    ]
+)
+
+
+def question_query(text: str) -> str | None:
+    """The OR of a plain question's content words, or ``None`` when ``text`` uses syntax.
+
+    A text of three or more words without quotes, brackets, field scopes, prefixes,
+    signs or upper-case operators reads as a question.
+    """
+    if _SYNTAX.search(text):
+        return None
+    words = [t.text for t in Unicode61Tokenizer().tokens(text)]
+    if len(words) < 3:
+        return None
+    kept = list(dict.fromkeys(w for w in words if w.lower() not in _STOPWORDS)) or words
+    return " OR ".join(f'"{w}"' for w in kept)
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Facet filters of a search: a year range and values of author, journal and tag."""
+
+    year_from: int | None = None
+    year_to: int | None = None
+    authors: tuple[str, ...] = ()
+    journals: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+
+    def to_store_filters(self, facet_keys: frozenset[str]) -> list[SearchFilter]:
+        """The sci-etl-search filters for an index tagging ``facet_keys``.
+
+        Raises:
+            ValueError: When a filter needs a key the index does not tag.
+        """
+        wanted: list[tuple[str, SearchFilter]] = []
+        if self.year_from is not None or self.year_to is not None:
+            wanted.append(("year", RangeFilter("year", low=self.year_from, high=self.year_to)))
+        for key, values in (("authors", self.authors), ("journal", self.journals)):
+            if values:
+                wanted.append((key, MetadataFilter(key, frozenset(values))))
+        if self.tags:
+            tag_key = "keywords" if "keywords" in facet_keys else "tags"
+            wanted.append((tag_key, MetadataFilter(tag_key, frozenset(self.tags))))
+        missing = [key for key, _ in wanted if key not in facet_keys]
+        if missing:
+            raise ValueError(
+                f"the search index has no facet {', '.join(map(repr, missing))}; "
+                f"it tags: {', '.join(sorted(facet_keys)) or 'nothing'}"
+            )
+        return [f for _, f in wanted]
+
+
+def _hit(hit: Any) -> dict[str, Any]:
+    shown = display_metadata(hit.metadata)
+    snippets = [
+        {"field": s.field, "text": s.text, "highlights": [list(h) for h in s.highlights]}
+        for s in hit.snippets
+    ] or [{"field": "body", "text": hit.snippet, "highlights": [list(h) for h in hit.highlights]}]
+    return {
+        "record_id": hit.record_id,
+        **shown,
+        "file": shown["file"] or hit.record_id,
+        "title": hit.title or shown["title"] or hit.record_id,
+        "score": hit.score,
+        "lexical_rank": getattr(hit, "lexical_rank", None),
+        "semantic_rank": getattr(hit, "semantic_rank", None),
+        "snippets": snippets,
+    }
+
+
+def _error(exc: SearchQueryError, query: str) -> dict[str, Any]:
+    return {
+        "message": exc.message,
+        "position": exc.position,
+        "token": exc.token,
+        "caret": exc.caret_line(query),
+    }
+
+
+def chips(query: str) -> list[dict[str, Any]]:
+    """The query's words and phrases as display chips (empty when it does not parse)."""
+    try:
+        node = parse_query(query)
+    except SearchQueryError:
+        return []
+    return [
+        {
+            "text": c.text,
+            "fields": list(c.fields),
+            "operator": c.operator,
+            "negated": c.negated,
+            "prefix": c.prefix,
+            "phrase": c.phrase,
+            "depth": c.depth,
+            "near": c.near,
+        }
+        for c in describe(node)
+    ]
+
+
+class SearchBackend:
+    """Boolean / hybrid search over one FTS5 index, used from one event loop."""
+
+    def __init__(self, index: Path, vectors: Path | None, embedder: Any | None) -> None:
+        from sci_etl_core.embeddings.finder_async import AsyncSimilarArticleFinder
+        from sci_etl_core.search.edges import EmbeddingEdgeSource
+
+        self.index_path = index
+        keys = built_facet_keys(index) or ()
+        self.text_store = AsyncSqliteFts5Store(index, facet_keys=keys)
+        self.vectors: Any | None = None
+        self.edges: Any | None = None
+        finder = None
+        if vectors is not None and embedder is not None:
+            from sci_etl_core.embeddings.store_sqlite import AsyncSqliteEmbeddingStore
+
+            self.vectors = AsyncSqliteEmbeddingStore(vectors)
+            finder = AsyncSimilarArticleFinder(embedder, self.vectors)
+            self.edges = EmbeddingEdgeSource(embedder, self.vectors, self.text_store)
+        self.searcher = AsyncHybridSearcher(self.text_store, finder)
+
+    @property
+    def facet_keys(self) -> frozenset[str]:
+        """The metadata keys the index tags."""
+        return self.text_store.facet_keys
+
+    @property
+    def default_mode(self) -> str:
+        """``hybrid`` with a vector memory, else ``lexical``."""
+        return "hybrid" if self.vectors is not None else "lexical"
+
+    async def search(
+        self,
+        query: str,
+        *,
+        mode: str | None = None,
+        limit: int = 10,
+        filters: SearchFilters | None = None,
+        any_words: bool | None = None,
+    ) -> dict[str, Any]:
+        """Run ``query``; a malformed query answers ``{"error": {...}}`` with its caret.
+
+        ``any_words`` ``None`` searches a plain question as the OR of its words;
+        ``True`` always does, ``False`` never.
+
+        Raises:
+            ValueError: Unknown mode, or a filter on a key the index does not tag.
+        """
+        mode = mode or self.default_mode
+        store_filters = (filters or SearchFilters()).to_store_filters(self.facet_keys)
+        rewritten = question_query(query) if any_words is not False else None
+        if any_words and rewritten is None:
+            words = [t.text for t in Unicode61Tokenizer().tokens(query)]
+            rewritten = " OR ".join(f'"{w}"' for w in words) or None
+        effective = rewritten or query
+        out: dict[str, Any] = {
+            "query": query,
+            "interpreted_as": effective,
+            "mode": mode,
+            "chips": chips(effective),
+            "hits": [],
+            "error": None,
+            "degraded": [],
+            "skipped": [],
+        }
+        try:
+            outcome = await self.searcher.search(
+                effective,
+                top_k=limit,
+                mode=mode,  # type: ignore[arg-type]
+                filters=store_filters,
+            )
+        except SearchQueryError as exc:
+            out["error"] = _error(exc, query)
+            return out
+        out["hits"] = [_hit(h) for h in outcome.hits]
+        out["degraded"], out["skipped"] = list(outcome.degraded), list(outcome.skipped)
+        return out
+
+    async def matching_files(self, query: str, limit: int = 500) -> list[str]:
+        """File names of the records matching ``query`` (for facet counts).
+
+        Raises:
+            SearchQueryError: When the query is malformed.
+        """
+        effective = question_query(query) or query
+        ids = await self.text_store.filter_ids(parse_query(effective))
+        docs = await self.text_store.get_documents(sorted(ids)[: max(limit, 1)])
+        return [str(d.metadata.get("file_name") or rid) for rid, d in docs.items()]
+
+    async def graph(
+        self, record_ids: Sequence[str], min_weight: float = 0.15, per_node: int = 3
+    ) -> dict[str, Any]:
+        """Edges between ``record_ids`` by meaning (vector memory), for the result graph.
+
+        Each record keeps its ``per_node`` closest fellow results of at least ``min_weight``
+        cosine similarity.
+        """
+        ids = list(dict.fromkeys(record_ids))
+        if self.edges is None or len(ids) < 2:
+            return {"nodes": [], "edges": [], "available": self.edges is not None}
+        lists = await self.edges.neighbours(ids, limit=max(20, 3 * len(ids)))
+        wanted = set(ids)
+        best: dict[tuple[str, str], float] = {}
+        for source, neighbours in lists.items():
+            fellows = [(t, w) for t, w in neighbours if t in wanted and t != source]
+            for target, weight in fellows[:per_node]:
+                if weight >= min_weight:
+                    pair = (min(source, target), max(source, target))
+                    best[pair] = max(best.get(pair, 0.0), float(weight))
+        docs = await self.text_store.get_documents(ids)
+        nodes = [{"id": rid, "title": docs[rid].title if rid in docs else rid} for rid in ids]
+        edges = [{"source": a, "target": b, "weight": round(w, 4)} for (a, b), w in best.items()]
+        return {"nodes": nodes, "edges": edges, "available": True}
+
+    async def count(self) -> int:
+        """Records in the index."""
+        return await self.text_store.count()
+
+    async def aclose(self) -> None:
+        """Close the index and the vector memory."""
+        await self.text_store.aclose()
+        if self.vectors is not None:
+            await self.vectors.aclose()

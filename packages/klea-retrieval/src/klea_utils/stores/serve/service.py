@@ -1,0 +1,333 @@
+"""The four operations ``klea-serve`` offers, shared by its MCP tools and its HTTP API.
+
+:class:`KleaService` holds what :func:`open_service` loaded once at start-up: the
+retrieval pipeline (every store and model opened), the library of papers, and the
+optional sci-etl-search index with its vector memory. Its coroutines run blocking work
+in worker threads, so concurrent requests never block the event loop, and they answer
+plain JSON-ready dictionaries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from klea_utils.stores.config import FilterFieldInfo, RetrieverConfig
+from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
+from klea_utils.stores.pipeline import KleaPipeline
+from klea_utils.stores.query_schema import build_retrieval_query_schema
+from klea_utils.stores.serve.library import FACET_KEYS, Library, display_metadata, load_library
+from klea_utils.stores.serve.search import SearchBackend, SearchFilters
+from klea_utils.stores.utils import serialize_reference_material, truncate_reference_material
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from pydantic import BaseModel
+
+__all__ = [
+    "DEFAULT_FILTER_FIELDS",
+    "DocumentNotFoundError",
+    "KleaService",
+    "ServeOptions",
+    "open_service",
+]
+
+DEFAULT_FILTER_FIELDS = (
+    FilterFieldInfo(name="year", description="Publication year.", value_type="int"),
+    FilterFieldInfo(
+        name="authors", description="Author names; every one must be listed.", value_type="list"
+    ),
+    FilterFieldInfo(name="journal", description="Journal or venue name.", value_type="string"),
+    FilterFieldInfo(name="file_name", description="Source file name.", value_type="string"),
+    FilterFieldInfo(
+        name="keywords", description="Keywords; every one must match.", value_type="list"
+    ),
+)
+"""Filter fields every domain offers; a domain's own ``filter_fields`` override by name."""
+
+MAX_K = 50
+"""Largest ``k`` and ``limit`` a request may ask for."""
+
+
+class DocumentNotFoundError(LookupError):
+    """No paper with the requested file name is in the library."""
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """What ``klea-serve`` loads: stores, models, the search index and vector memory."""
+
+    config: RetrieverConfig
+    embedding_model: str | Embeddings = DEFAULT_EMBEDDING_MODEL
+    rerank: str | None = None
+    k: int = 5
+    fts5_index: Path | None = None
+    vectors: Path | None = None
+    leg_timeout: float | None = 20.0
+    max_chars: int = 12_000
+
+
+def filter_fields(config: RetrieverConfig) -> list[FilterFieldInfo]:
+    """The default filter fields, overridden by the domains' configured ones."""
+    fields = {f.name: f for f in DEFAULT_FILTER_FIELDS}
+    for domain in config.domains.values():
+        for f in domain.filter_fields:
+            fields[f.name] = f
+    return list(fields.values())
+
+
+def _passage(domain: str, doc: Document, score: float) -> dict[str, Any]:
+    return {
+        "id": doc.id,
+        "domain": domain,
+        **display_metadata(doc.metadata),
+        "score": score,
+        "text": doc.page_content,
+    }
+
+
+class _AsyncEmbeddings:
+    """A LangChain ``Embeddings`` as sci-etl-search's ``AsyncEmbedder`` (one shared model)."""
+
+    def __init__(self, embeddings: Any) -> None:
+        self.embeddings = embeddings
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        vectors = await asyncio.to_thread(self.embeddings.embed_documents, list(texts))
+        return [list(map(float, v)) for v in vectors]
+
+
+class KleaService:
+    """retrieve / search / get_document / facets over what was loaded once."""
+
+    def __init__(
+        self,
+        options: ServeOptions,
+        pipeline: KleaPipeline,
+        library: Library,
+        search: SearchBackend | None,
+    ) -> None:
+        self.options = options
+        self.pipeline = pipeline
+        self.library = library
+        self.search_backend = search
+        self.started = time.time()
+        schema = build_retrieval_query_schema(filter_fields(options.config))
+        self.query_schema: type[BaseModel] = schema
+
+    # -- retrieve ----------------------------------------------------------------------
+
+    def to_metadata_filter(self, values: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The DSL filter for typed filter ``values`` (the strict query schema's fields).
+
+        Raises:
+            ValueError: When a value does not fit its field (pydantic's message).
+        """
+        if not values:
+            return None
+        model: Any = self.query_schema.model_validate({"search_query": "", **values})
+        result: dict[str, Any] | None = model.to_metadata_filter()
+        return result
+
+    async def retrieve(
+        self,
+        query: str,
+        *,
+        k: int = 5,
+        filter: dict[str, Any] | None = None,
+        domains: Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        """The fused klea pipeline: passages, notes of degraded legs, and references.
+
+        Raises:
+            ValueError: Blank query, ``k`` out of range, unknown domain, bad filter.
+        """
+        if not query.strip():
+            raise ValueError("query must not be blank")
+        if not 1 <= k <= MAX_K:
+            raise ValueError(f"k must be between 1 and {MAX_K}, got {k}")
+        metadata_filter = self.to_metadata_filter(filter)
+        results = await asyncio.to_thread(
+            self.pipeline.retrieve_all,
+            query,
+            domains=list(domains) if domains else None,
+            metadata_filter=metadata_filter,
+            k=k,
+            limit=k,
+        )
+        passages = [
+            _passage(domain, doc, score)
+            for domain, result in results.items()
+            for doc, score in result.hits
+        ]
+        material = {d: r.hits for d, r in results.items()}
+        material = truncate_reference_material(material, self.options.max_chars)
+        return {
+            "query": query,
+            "filter": metadata_filter,
+            "passages": passages,
+            "notes": [f"{d}: {n}" for d, r in results.items() for n in r.notes],
+            "references": serialize_reference_material(material),
+        }
+
+    # -- search ------------------------------------------------------------------------
+
+    async def search(
+        self,
+        query: str,
+        *,
+        mode: str | None = None,
+        limit: int = 10,
+        filters: SearchFilters | None = None,
+        any_words: bool | None = None,
+    ) -> dict[str, Any]:
+        """sci-etl-search Boolean / hybrid search with snippets, or the located error.
+
+        Raises:
+            LookupError: When no FTS5 index is served.
+            ValueError: Bad mode, limit, or a filter the index cannot apply.
+        """
+        if self.search_backend is None:
+            raise LookupError("no FTS5 index is served: start klea-serve with --fts5-index")
+        if not 1 <= limit <= MAX_K:
+            raise ValueError(f"limit must be between 1 and {MAX_K}, got {limit}")
+        return await self.search_backend.search(
+            query, mode=mode, limit=limit, filters=filters, any_words=any_words
+        )
+
+    async def graph(self, record_ids: Sequence[str]) -> dict[str, Any]:
+        """Edges by meaning between search results (empty without a vector memory)."""
+        if self.search_backend is None:
+            return {"nodes": [], "edges": [], "available": False}
+        return await self.search_backend.graph(record_ids[:MAX_K])
+
+    # -- documents and facets ----------------------------------------------------------
+
+    def get_document(self, file_name: str) -> dict[str, Any]:
+        """A paper's metadata and its passages in order.
+
+        Raises:
+            DocumentNotFoundError: When the library has no such file.
+        """
+        paper = self.library.papers.get(file_name)
+        if paper is None:
+            raise DocumentNotFoundError(
+                f"no paper {file_name!r}; the library holds {len(self.library.papers)} "
+                "papers (GET /api/facets lists them by facet)"
+            )
+        return {
+            **paper.summary(),
+            "passages": [
+                {
+                    "id": d.id,
+                    "headings": display_metadata(d.metadata)["headings"],
+                    "pages": display_metadata(d.metadata)["pages"],
+                    "text": d.page_content,
+                }
+                for d in paper.passages
+            ],
+        }
+
+    async def facets(
+        self, keys: Sequence[str] | None = None, query: str | None = None
+    ) -> dict[str, Any]:
+        """Papers per year, author, journal and tag; with ``query``, over its matches.
+
+        The matches come from the FTS5 index when one is served, else from retrieval.
+
+        Raises:
+            ValueError: Unknown key or a malformed query (the message locates it).
+        """
+        keys = list(keys) if keys else list(FACET_KEYS)
+        self.library.facets(keys, [])  # validates the keys before any search
+        files: list[str] | None = None
+        if query and query.strip():
+            if self.search_backend is not None:
+                files = await self.search_backend.matching_files(query)
+            else:
+                found = await self.retrieve(query, k=MAX_K)
+                files = [p["file"] for p in found["passages"] if p["file"]]
+        counts = self.library.facets(keys, files)
+        return {
+            "query": query,
+            "papers": len(self.library.papers) if files is None else len(set(files)),
+            "facets": {
+                k: [{"value": v, "count": c} for v, c in pairs] for k, pairs in counts.items()
+            },
+        }
+
+    async def health(self) -> dict[str, Any]:
+        """What is loaded, for ``/api/health``."""
+        records = await self.search_backend.count() if self.search_backend else None
+        return {
+            "status": "ok",
+            "domains": self.pipeline.domains,
+            "papers": len(self.library.papers),
+            "passages": self.library.passage_count,
+            "search_index": str(self.options.fts5_index) if self.search_backend else None,
+            "search_records": records,
+            "vectors": self.search_backend is not None and self.search_backend.vectors is not None,
+            "uptime_s": round(time.time() - self.started, 1),
+        }
+
+    async def aclose(self) -> None:
+        """Close the search index and stop the pipeline's threads."""
+        if self.search_backend is not None:
+            await self.search_backend.aclose()
+        self.pipeline.close()
+
+
+def _progress(message: str) -> None:
+    print(f"klea-serve: {message}", file=sys.stderr, flush=True)
+
+
+def open_service(
+    options: ServeOptions,
+    progress: Callable[[str], None] = _progress,
+    logger: logging.Logger | None = None,
+) -> KleaService:
+    """Load every store and model of ``options`` now, reporting each step on ``progress``.
+
+    Raises:
+        FileNotFoundError, ValueError, ImportError: A store, index or model cannot load.
+    """
+    started = time.perf_counter()
+    config = options.config
+    pipeline = KleaPipeline(
+        config,
+        embedding_model=options.embedding_model,
+        k=options.k,
+        rerank=options.rerank,
+        leg_timeout=options.leg_timeout,
+        logger=logger,
+    )
+    stores = sum(len(d.vector_stores) + len(d.bm25_stores) for d in config.domains.values())
+    progress(f"loading {stores} store(s) in {len(config.domains)} domain(s) ...")
+    pipeline.load()
+    library = load_library(config)
+    progress(f"library: {len(library.papers)} papers, {library.passage_count} passages")
+    search = None
+    if options.fts5_index is not None:
+        if not options.fts5_index.is_file():
+            raise FileNotFoundError(f"--fts5-index {options.fts5_index}: no such file")
+        embedder = None
+        if options.vectors is not None:
+            if not options.vectors.is_file():
+                raise FileNotFoundError(f"--vectors {options.vectors}: no such file")
+            pipeline.vector.setup()
+            embedder = _AsyncEmbeddings(pipeline.vector.embeddings)
+        search = SearchBackend(options.fts5_index, options.vectors, embedder)
+        memory = f" with vector memory {options.vectors.name}" if options.vectors else ""
+        progress(f"search index {options.fts5_index.name}{memory}")
+    if pipeline.vector.embeddings is not None:
+        try:  # the first query pays for lazy initialisation otherwise
+            pipeline.vector.embeddings.embed_query("warm up")
+        except Exception as exc:  # the vector leg will degrade with a note per query
+            progress(f"warning: the embedding model failed its first query: {exc}")
+    progress(f"ready in {time.perf_counter() - started:.1f} s")
+    return KleaService(options, pipeline, library, search)

@@ -1,0 +1,267 @@
+// klea-serve search page: vanilla JS over the JSON API (/api/search, /api/facets,
+// /api/documents, /api/graph). State lives in the URL (?q=&mode=&year_from=...), so
+// back/forward and shared links work.
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+};
+
+const state = { q: "", mode: "", year_from: "", year_to: "", author: [], journal: [], doc: "" };
+
+function readUrl() {
+  const p = new URLSearchParams(location.search);
+  state.q = p.get("q") || "";
+  state.mode = p.get("mode") || "";
+  state.year_from = p.get("year_from") || "";
+  state.year_to = p.get("year_to") || "";
+  state.author = p.getAll("author");
+  state.journal = p.getAll("journal");
+  state.doc = p.get("doc") || "";
+}
+
+function writeUrl(push = true) {
+  const p = new URLSearchParams();
+  for (const key of ["q", "mode", "year_from", "year_to", "doc"]) if (state[key]) p.set(key, state[key]);
+  for (const a of state.author) p.append("author", a);
+  for (const j of state.journal) p.append("journal", j);
+  const url = `${location.pathname}?${p}`;
+  if (push) history.pushState(null, "", url);
+  else history.replaceState(null, "", url);
+}
+
+async function api(path) {
+  const response = await fetch(path);
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.detail ? JSON.stringify(body.detail) : response.statusText);
+  return body;
+}
+
+function highlighted(text, highlights) {
+  const frag = document.createDocumentFragment();
+  let at = 0;
+  for (const [start, end] of highlights) {
+    frag.append(text.slice(at, start), el("mark", {}, text.slice(start, end)));
+    at = end;
+  }
+  frag.append(text.slice(at));
+  return frag;
+}
+
+function renderChips(chips) {
+  const box = $("#chips");
+  box.replaceChildren();
+  for (const chip of chips) {
+    const label = (chip.negated ? "NOT " : "") + (chip.fields.length ? chip.fields.join(",") + ":" : "")
+      + (chip.phrase ? `"${chip.text}"` : chip.text) + (chip.prefix ? "*" : "");
+    const cls = "chip" + (chip.negated ? " negated" : "") + (chip.operator === "OR" ? " or" : "");
+    box.append(el("span", { class: cls, title: chip.operator ? `joined by ${chip.operator}` : "" }, label));
+  }
+}
+
+function renderError(error) {
+  const box = $("#query-error");
+  if (!error) { box.hidden = true; box.textContent = ""; $("#q").removeAttribute("aria-invalid"); return; }
+  box.hidden = false;
+  box.textContent = `${error.caret}\n${error.message}`;
+  $("#q").setAttribute("aria-invalid", "true");
+  if (error.position !== null) {
+    $("#q").focus();
+    $("#q").setSelectionRange(error.position, error.position + Math.max(1, error.token.length));
+  }
+}
+
+function byline(hit) {
+  const parts = [];
+  if (hit.authors && hit.authors.length) parts.push(hit.authors.join(", "));
+  if (hit.year) parts.push(String(hit.year));
+  if (hit.journal) parts.push(hit.journal);
+  if (hit.pages && hit.pages.length) parts.push(hit.pages.length > 1 ? `pp. ${hit.pages[0]}–${hit.pages[hit.pages.length - 1]}` : `p. ${hit.pages[0]}`);
+  return parts.join(" · ");
+}
+
+function renderHits(result) {
+  const list = $("#hits");
+  list.replaceChildren();
+  for (const [index, hit] of result.hits.entries()) {
+    const open = el("a", { href: `?doc=${encodeURIComponent(hit.file)}`, class: "title",
+      onclick: (event) => { event.preventDefault(); openPaper(hit.file); } }, hit.title);
+    const rank = el("span", { class: "rank", "aria-hidden": "true" }, String(index + 1));
+    const item = el("li", { class: "hit" }, el("h3", {}, rank, open), el("p", { class: "byline" }, byline(hit)));
+    for (const snippet of hit.snippets) {
+      if (!snippet.text) continue;
+      item.append(el("p", { class: "snippet" }, highlighted(snippet.text, snippet.highlights)));
+    }
+    const legs = [];
+    if (hit.lexical_rank) legs.push(`lexical #${hit.lexical_rank}`);
+    if (hit.semantic_rank) legs.push(`semantic #${hit.semantic_rank}`);
+    if (legs.length) item.append(el("p", { class: "legs" }, legs.join(", ")));
+    list.append(item);
+  }
+}
+
+function facetList(key, values, selected) {
+  const ul = $(`#facet-${key} ul`);
+  ul.replaceChildren();
+  for (const { value, count } of values.slice(0, 12)) {
+    const id = `f-${key}-${value}`.replace(/[^A-Za-z0-9_-]/g, "_");
+    const box = el("input", { type: "checkbox", id, value });
+    box.checked = selected.includes(value);
+    box.addEventListener("change", () => {
+      state[key] = box.checked ? [...state[key], value] : state[key].filter((v) => v !== value);
+      writeUrl();
+      run();
+    });
+    ul.append(el("li", {}, box, el("label", { for: id }, `${value} `, el("span", { class: "count" }, `(${count})`))));
+  }
+}
+
+async function renderFacets() {
+  const params = new URLSearchParams([["key", "author"], ["key", "journal"], ["key", "year"]]);
+  if (state.q) params.set("q", state.q);
+  try {
+    const result = await api(`/api/facets?${params}`);
+    facetList("author", result.facets.author, state.author);
+    facetList("journal", result.facets.journal, state.journal);
+  } catch (error) { /* a malformed query already shows its caret */ }
+}
+
+function renderGraph(graph) {
+  const panel = $("#graph-panel");
+  if (!graph.available || graph.nodes.length < 2) { panel.hidden = true; return; }
+  panel.hidden = false;
+  const svg = $("#graph");
+  svg.replaceChildren();
+  const ns = "http://www.w3.org/2000/svg";
+  const pos = {};
+  graph.nodes.forEach((node, i) => {
+    const angle = (2 * Math.PI * i) / graph.nodes.length - Math.PI / 2;
+    pos[node.id] = [200 + 120 * Math.cos(angle), 150 + 110 * Math.sin(angle)];
+  });
+  for (const edge of graph.edges) {
+    const line = document.createElementNS(ns, "line");
+    const [x1, y1] = pos[edge.source]; const [x2, y2] = pos[edge.target];
+    Object.entries({ x1, y1, x2, y2, "stroke-width": 1 + 4 * edge.weight, class: "edge" })
+      .forEach(([k, v]) => line.setAttribute(k, v));
+    svg.append(line);
+  }
+  graph.nodes.forEach((node, i) => {
+    const [x, y] = pos[node.id];
+    const g = document.createElementNS(ns, "g");
+    const circle = document.createElementNS(ns, "circle");
+    Object.entries({ cx: x, cy: y, r: 9, class: "node" }).forEach(([k, v]) => circle.setAttribute(k, v));
+    const label = document.createElementNS(ns, "text");
+    Object.entries({ x, y: y + 4, "text-anchor": "middle", class: "node-label" }).forEach(([k, v]) => label.setAttribute(k, v));
+    label.textContent = String(i + 1);
+    const title = document.createElementNS(ns, "title");
+    title.textContent = node.title;
+    g.append(circle, label, title);
+    svg.append(g);
+  });
+}
+
+async function run() {
+  $("#q").value = state.q;
+  $("#mode").value = state.mode;
+  $("#year-from").value = state.year_from;
+  $("#year-to").value = state.year_to;
+  if (state.doc) return openPaper(state.doc, false);
+  $("#paper").hidden = true;
+  $("#results").hidden = false;
+  $("#facets").hidden = false;
+  if (!state.q) {
+    $("#status").textContent = "Type a question or a Boolean query.";
+    $("#hits").replaceChildren(); renderChips([]); renderError(null);
+    $("#graph-panel").hidden = true;
+    renderFacets();
+    return;
+  }
+  const params = new URLSearchParams({ q: state.q, limit: "10" });
+  for (const key of ["mode", "year_from", "year_to"]) if (state[key]) params.set(key, state[key]);
+  for (const a of state.author) params.append("author", a);
+  for (const j of state.journal) params.append("journal", j);
+  $("#status").textContent = "Searching…";
+  let result;
+  try {
+    result = await api(`/api/search?${params}`);
+  } catch (error) {
+    $("#status").textContent = `Search failed: ${error.message}`;
+    return;
+  }
+  renderChips(result.chips);
+  renderError(result.error);
+  renderHits(result);
+  const notes = [...result.degraded.map((l) => `${l} leg degraded`), ...result.skipped.map((l) => `${l} leg skipped`)];
+  $("#status").textContent = result.error ? "The query is malformed: see the caret above."
+    : `${result.hits.length} result${result.hits.length === 1 ? "" : "s"} (${result.mode}`
+      + (result.interpreted_as !== result.query ? `, any of the words` : "") + ")"
+      + (notes.length ? ` — ${notes.join(", ")}` : "");
+  renderFacets();
+  if (result.hits.length > 1) {
+    fetch("/api/graph", { method: "POST", headers: { "content-type": "application/json" },
+      body: JSON.stringify({ record_ids: result.hits.map((h) => h.record_id) }) })
+      .then((r) => r.json()).then(renderGraph).catch(() => { $("#graph-panel").hidden = true; });
+  } else $("#graph-panel").hidden = true;
+}
+
+async function openPaper(fileName, push = true) {
+  state.doc = fileName;
+  if (push) writeUrl();
+  let paper;
+  try {
+    paper = await api(`/api/documents/${encodeURIComponent(fileName)}`);
+  } catch (error) {
+    $("#status").textContent = `No such paper: ${fileName}`;
+    return;
+  }
+  const body = $("#paper-body");
+  body.replaceChildren(
+    el("h2", {}, paper.title),
+    el("p", { class: "byline" }, byline(paper)),
+    el("p", { class: "help" }, `${paper.file} · ${paper.passages.length} passage${paper.passages.length === 1 ? "" : "s"}` + (paper.doi ? ` · doi:${paper.doi}` : "")),
+  );
+  const list = el("ol", { class: "passages" });
+  for (const passage of paper.passages) {
+    const head = passage.headings.length ? passage.headings[passage.headings.length - 1] : "";
+    const pages = passage.pages.length ? ` (p. ${passage.pages.join(", ")})` : "";
+    list.append(el("li", {}, head || pages ? el("h3", {}, head + pages) : "", el("p", {}, passage.text)));
+  }
+  body.append(list);
+  $("#results").hidden = true;
+  $("#facets").hidden = true;
+  $("#paper").hidden = false;
+  $("#paper").focus();
+}
+
+$("#search-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  Object.assign(state, { q: $("#q").value.trim(), mode: $("#mode").value, doc: "" });
+  writeUrl();
+  run();
+});
+for (const id of ["#year-from", "#year-to"]) {
+  $(id).addEventListener("change", () => {
+    state.year_from = $("#year-from").value; state.year_to = $("#year-to").value;
+    writeUrl(); run();
+  });
+}
+$("#clear-filters").addEventListener("click", () => {
+  Object.assign(state, { year_from: "", year_to: "", author: [], journal: [] });
+  writeUrl(); run();
+});
+$("#back").addEventListener("click", () => { state.doc = ""; writeUrl(); run(); $("#results").focus(); });
+document.addEventListener("keydown", (event) => {
+  if (event.key === "/" && document.activeElement !== $("#q")) { event.preventDefault(); $("#q").focus(); }
+  if (event.key === "Escape" && !$("#paper").hidden) $("#back").click();
+});
+window.addEventListener("popstate", () => { readUrl(); run(); });
+readUrl();
+run();

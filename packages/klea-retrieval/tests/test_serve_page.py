@@ -1,0 +1,116 @@
+"""The klea-serve search page in Debian's chromium, driven by Playwright (keyboard first).
+
+The browser is the system one (``apt-get install chromium``; scripts/test installs it):
+browsers cannot be downloaded here, so Playwright launches ``/usr/bin/chromium``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from klea_utils.stores.config import RetrieverConfig
+from klea_utils.stores.serve.http_app import build_app
+from klea_utils.stores.serve.service import ServeOptions, open_service
+from serve_support import ServerThread, build_stores, free_port
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory, fake_embeddings):
+    stores = build_stores(tmp_path_factory.mktemp("serve-page"), fake_embeddings)
+    options = ServeOptions(
+        config=RetrieverConfig.model_validate_json(stores.config.read_text()),
+        embedding_model=fake_embeddings,
+        fts5_index=stores.fts5,
+        vectors=stores.vectors,
+    )
+    service = open_service(options, progress=lambda _: None)
+    port = free_port()
+    with ServerThread(build_app(service, port=port), port) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser(server):
+    # After the server: Playwright's sync API runs an event loop in this thread, and
+    # building the stores needs asyncio.run.
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM.exists(), "install Debian's chromium: apt-get install -y chromium"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(params=[(1280, 900), (390, 844)], ids=["desktop", "phone"])
+def page(request, browser, server):
+    width, height = request.param
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(server.url + "/")
+    page.wait_for_selector("#status:has-text('Type a question')")
+    yield page
+    context.close()
+    assert errors == []
+
+
+def _search_with_keyboard(page, query: str) -> None:
+    page.keyboard.press("/")
+    assert page.evaluate("document.activeElement.id") == "q"
+    page.keyboard.press("Control+A")
+    page.keyboard.type(query)
+    page.keyboard.press("Enter")
+
+
+def test_query_results_highlights_chips_and_graph(page):
+    page.select_option("#mode", "lexical")
+    _search_with_keyboard(page, "golgi OR dopamine")
+    page.wait_for_selector("#status:has-text('results')")
+    titles = page.locator("#hits .hit h3 a").all_inner_texts()
+    assert set(titles) == {"Cerebellar models", "Basal ganglia"}
+    marks = {m.lower() for m in page.locator("#hits mark").all_inner_texts()}
+    assert marks & {"golgi", "dopamine"}
+    assert page.locator("#chips .chip").all_inner_texts() == ["golgi", "dopamine"]
+    bylines = page.locator("#hits .byline").all_inner_texts()
+    assert "Ankur Sinha, Padraig Gleeson · 2021" in bylines
+    page.wait_for_selector("#graph-panel:not([hidden]) circle")
+    no_overflow = "document.documentElement.scrollWidth <= window.innerWidth"
+    assert page.evaluate(no_overflow)
+
+
+def test_facet_filter_then_paper_view(page):
+    page.select_option("#mode", "lexical")
+    _search_with_keyboard(page, "neurons")
+    page.wait_for_selector("#facet-author input")
+    page.get_by_label("Ann Smith").check()
+    page.wait_for_function("document.querySelectorAll('#hits .hit').length === 1")
+    assert page.locator("#hits .hit h3 a").inner_text() == "Basal ganglia"
+    assert "author=Ann+Smith" in page.url
+    page.locator("#hits .hit h3 a").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#paper:not([hidden]) .passages li")
+    assert page.locator("#paper-body h2").inner_text() == "Basal ganglia"
+    assert "dopamine neurons" in page.locator("#paper .passages").inner_text()
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#results:not([hidden]) .hit")
+
+
+def test_malformed_query_shows_the_caret(page):
+    _search_with_keyboard(page, "golgi AND (cells")
+    error = page.wait_for_selector("#query-error:not([hidden])")
+    assert error.inner_text().splitlines()[:2] == ["golgi AND (cells", "          ^"]
+    assert page.get_attribute("#q", "aria-invalid") == "true"
+    assert page.locator("#hits .hit").count() == 0

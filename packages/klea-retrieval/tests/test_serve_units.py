@@ -1,0 +1,81 @@
+"""klea-serve's pieces without a server: questions as queries, search filters, the library."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from klea_utils.stores.serve.library import Library
+from klea_utils.stores.serve.search import SearchFilters, question_query
+from langchain_core.documents import Document
+from retrieval_support import corpus_documents
+from sci_etl_core.search import describe, parse_query
+
+
+def test_a_plain_question_becomes_the_or_of_its_content_words():
+    query = question_query("What is the likely range of climate sensitivity?")
+    assert query == '"likely" OR "range" OR "climate" OR "sensitivity"'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "heat AND shock proteins",
+        '"heat shock" proteins fold',
+        "title:heat shock proteins",
+        "chaperon* help proteins",
+        "proteins fold -yeast",
+        "(heat shock) proteins",
+        "two words",
+    ],
+)
+def test_syntax_or_short_queries_are_left_alone(text):
+    assert question_query(text) is None
+
+
+@given(st.text(alphabet=st.sampled_from("abcXYZ éß ?,.!'"), max_size=60))
+def test_a_rewritten_question_always_parses_as_an_or_of_phrases(text):
+    query = question_query(text)
+    if query is None:
+        return
+    chips = describe(parse_query(query))
+    assert chips
+    assert all(chip.operator in ("OR", "") and not chip.negated for chip in chips)
+
+
+def test_search_filters_name_the_missing_facet():
+    filters = SearchFilters(year_from=2010, authors=("Ann Smith",))
+    with pytest.raises(ValueError, match="no facet 'authors'; it tags: journal, year"):
+        filters.to_store_filters(frozenset({"year", "journal"}))
+    built = filters.to_store_filters(frozenset({"year", "authors"}))
+    assert [f.key for f in built] == ["year", "authors"]
+
+
+def test_library_orders_passages_and_counts_papers():
+    docs = list(reversed(corpus_documents()))
+    docs.append(Document(page_content="no file name", metadata={}))
+    library = Library(docs)
+    assert sorted(library.papers) == [
+        "jones2015.pdf",
+        "magee2000.pdf",
+        "sinha2021.pdf",
+        "smith2019.pdf",
+    ]
+    sinha = library.papers["sinha2021.pdf"]
+    assert [d.id for d in sinha.passages] == ["sinha2021.pdf:0", "sinha2021.pdf:1"]
+    facets = library.facets(["author", "year"], ["sinha2021.pdf", "jones2015.pdf", "nope"])
+    assert facets["author"] == [("Ankur Sinha", 1), ("Padraig Gleeson", 1), ("Sarah Jones", 1)]
+    assert facets["year"] == [("2015", 1), ("2021", 1)]
+    with pytest.raises(ValueError, match="unknown facet key"):
+        library.facets(["colour"])
+
+
+def test_expanded_author_variants_are_not_shown():
+    doc = Document(
+        id="a.pdf:0",
+        page_content="text",
+        metadata={"file_name": "a.pdf", "authors": ["Nora Berg", "nora berg", "Berg", "berg"]},
+    )
+    paper = Library([doc]).papers["a.pdf"]
+    assert paper.summary()["authors"] == ["Nora Berg"]
+    assert paper.facet_values("author") == ["Nora Berg"]
