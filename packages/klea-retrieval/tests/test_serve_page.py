@@ -108,6 +108,19 @@ def test_facet_filter_then_paper_view(page):
     page.wait_for_selector("#results:not([hidden]) .hit")
 
 
+def test_year_range(page):
+    page.select_option("#mode", "lexical")
+    _search_with_keyboard(page, "neurons")
+    page.wait_for_function("document.querySelectorAll('#hits .hit').length === 3")
+    page.fill("#year-from", "2010")
+    page.fill("#year-to", "2016")
+    page.keyboard.press("Tab")
+    page.wait_for_function("document.querySelectorAll('#hits .hit').length === 1")
+    assert page.locator("#hits .hit h3 a").inner_text() == "Calcium imaging"
+    assert "year_from=2010" in page.url
+    assert "year_to=2016" in page.url
+
+
 def test_malformed_query_shows_the_caret(page):
     _search_with_keyboard(page, "golgi AND (cells")
     error = page.wait_for_selector("#query-error:not([hidden])")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores.serve.library import Library
+from klea_utils.stores.serve.library import Library, display_metadata
 from klea_utils.stores.serve.search import SearchFilters, question_query
 from langchain_core.documents import Document
 from retrieval_support import corpus_documents
@@ -79,3 +79,17 @@ def test_expanded_author_variants_are_not_shown():
     paper = Library([doc]).papers["a.pdf"]
     assert paper.summary()["authors"] == ["Nora Berg"]
     assert paper.facet_values("author") == ["Nora Berg"]
+
+
+def test_pages_from_ingestion_page_start_and_end():
+    docs = [
+        Document(
+            id=f"p.pdf:{i}",
+            page_content=f"passage {i}",
+            metadata={"file_name": "p.pdf", "page_start": start, "page_end": end},
+        )
+        for i, (start, end) in enumerate([(1, 1), (2, 3), (3, 3)])
+    ]
+    paper = Library(docs).papers["p.pdf"]
+    assert paper.summary()["pages"] == [1, 3]
+    assert [display_metadata(d.metadata)["pages"] for d in paper.passages] == [[1], [2, 3], [3]]

@@ -53,7 +53,16 @@ def _tags(metadata: dict[str, Any]) -> list[str]:
     return []
 
 
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _pages(metadata: dict[str, Any]) -> list[int]:
+    """The chunk's first and last page: ``page_start``/``page_end`` as ingestion records
+    them for PDFs, else a ``pages`` list or a single ``page``; empty when unknown."""
+    start, end = _int(metadata.get("page_start")), _int(metadata.get("page_end"))
+    if start is not None:
+        return [start] if end is None or end == start else [start, end]
     for key in ("pages", "page_numbers", "page_no", "page"):
         value = metadata.get(key)
         if isinstance(value, int) and not isinstance(value, bool):
@@ -99,8 +108,14 @@ class Paper:
         return list(shown["tags"])
 
     def summary(self) -> dict[str, Any]:
-        """The paper's display metadata and its passage count."""
-        return {**display_metadata(self.metadata), "passages": len(self.passages)}
+        """The paper's display metadata, its page span and its passage count."""
+        pages = [p for doc in self.passages for p in _pages(doc.metadata)]
+        span = [min(pages), max(pages)] if pages else []
+        return {
+            **display_metadata(self.metadata),
+            "pages": span[:1] if span and span[0] == span[1] else span,
+            "passages": len(self.passages),
+        }
 
 
 class Library:
