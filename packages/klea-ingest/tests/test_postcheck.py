@@ -64,13 +64,25 @@ def test_sample_windows_positions() -> None:
     docs = [_doc(str(i)) for i in range(100)]
     windows = select_sample_windows(docs, 3)
     assert [[d.page_content for d in w] for w in windows] == [
-        ["24", "25", "26"],
-        ["49", "50", "51"],
-        ["74", "75", "76"],
+        ["25", "26", "27"],
+        ["50", "51", "52"],
+        ["75", "76", "77"],
     ]
     assert select_sample_windows(docs[:2], 3) == [docs[:2]]
     assert select_sample_windows(docs, 0) == []
     assert select_sample_windows([], 3) == []
+
+
+def test_sample_windows_start_at_the_anchor() -> None:
+    # Seed: "Each window is per_anchor consecutive chunks starting at an anchor position".
+    docs = [_doc(str(i)) for i in range(4)]
+    assert [[d.page_content for d in w] for w in select_sample_windows(docs, 1, 2)] == [["2", "3"]]
+    ten = [_doc(str(i)) for i in range(10)]
+    assert [w[0].page_content for w in select_sample_windows(ten, 1, 2)] == ["5"]
+    # A window that would run past the end starts early enough to fit.
+    assert [[d.page_content for d in w] for w in select_sample_windows(docs, 3, 3)] == [
+        ["1", "2", "3"]
+    ]
 
 
 @given(n=st.integers(1, 60), anchors=st.integers(1, 8), per=st.integers(1, 5))

@@ -79,6 +79,15 @@ def test_truncate_counts_content_plus_overhead_and_keeps_the_crossing_doc():
         truncate_reference_material(material, -1)
 
 
+def test_truncate_never_yields_empty_context():
+    # Seed: "The first document that crosses the budget is still included, so a single
+    # large chunk never silently yields empty context."
+    material = {"a": [], "b": docs_for("b", 2, 5000)}
+    out = truncate_reference_material(material, 0)
+    assert out == {"a": [], "b": material["b"][:1]}
+    assert truncate_reference_material({"a": [], "b": []}, 0) == {"a": [], "b": []}
+
+
 def test_serialize_groups_per_file_with_shared_fields_once_and_no_scores():
     shared = {
         "file_name": "sinha.pdf",

@@ -94,9 +94,11 @@ def select_sample_windows(
 ) -> list[list[Document]]:
     """Pick ``anchors`` evenly spaced windows of ``per_anchor`` contiguous chunks.
 
-    Anchor starts are spread across the corpus avoiding the very first and last chunk
-    (about 25/50/75% for three anchors); a corpus smaller than one window gives a single
-    window of everything. Deterministic: re-runs show the same samples.
+    Each window is ``per_anchor`` consecutive chunks starting at an anchor position. The
+    anchors are spread evenly across the corpus avoiding the very first and last chunk
+    (about 25/50/75% for three anchors); a window that would run past the end starts
+    early enough to fit. A corpus smaller than one window gives a single window of
+    everything. Deterministic: re-runs show the same samples.
 
     Returns:
         The windows; empty when ``anchors <= 0`` or the corpus is empty.
@@ -111,7 +113,7 @@ def select_sample_windows(
     last_start = n - per_anchor
     starts: list[int] = []
     for i in range(1, anchors + 1):
-        start = min(last_start, max(0, round(i * n / (anchors + 1)) - per_anchor // 2))
+        start = min(last_start, round(i * n / (anchors + 1)))
         if start not in starts:
             starts.append(start)
     return [list(docs[s : s + per_anchor]) for s in starts]

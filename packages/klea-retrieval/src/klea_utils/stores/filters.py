@@ -444,17 +444,27 @@ def restrict_metadata_filter(
         metadata_filter: Combined metadata filter, or ``None``.
         allowed_field_names: Metadata field names the caller accepts.
 
+    Clauses are returned as they were given (validated, not rewritten): a single
+    ``{"flag": False}`` comes back as ``{"flag": False}``. A dict of several fields counts
+    as an ``$and`` of one clause per field.
+
     Returns:
-        The restricted filter (canonical form), or ``None``.
+        The restricted filter, or ``None``.
 
     Raises:
         MetadataFilterError: When the filter is not well-formed.
     """
     if metadata_filter is None:
         return None
-    canonical = canonicalize(metadata_filter)
-    parts = canonical.get("$and", [canonical])
-    kept = [part for part in parts if referenced_fields(part) <= set(allowed_field_names)]
+    canonicalize(metadata_filter)  # raises when the filter is not well-formed
+    if list(metadata_filter) == ["$and"]:
+        parts = list(metadata_filter["$and"])
+    elif len(metadata_filter) == 1:
+        parts = [metadata_filter]
+    else:
+        parts = [{key: value} for key, value in metadata_filter.items()]
+    allowed = set(allowed_field_names)
+    kept = [part for part in parts if referenced_fields(canonicalize(part)) <= allowed]
     if not kept:
         return None
     return kept[0] if len(kept) == 1 else {"$and": kept}

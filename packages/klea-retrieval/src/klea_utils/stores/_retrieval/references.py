@@ -27,8 +27,10 @@ def truncate_reference_material(reference_material: RefMaterial, max_chars: int)
 
     Documents are consumed in order per domain (domains in dict order), each costing
     ``len(page_content) + REF_DOC_OVERHEAD``, while the running total is below
-    ``max_chars``; the document that crosses the budget is still included. Every domain
-    key is kept (with an empty list once the budget is spent). The input is not mutated.
+    ``max_chars``; the document that crosses the budget is still included, and so is the
+    first document even when the budget is 0, so the context is never silently empty
+    when there was something to give. Every domain key is kept (with an empty list once
+    the budget is spent). The input is not mutated.
 
     Raises:
         ValueError: When ``max_chars`` is negative.
@@ -36,12 +38,14 @@ def truncate_reference_material(reference_material: RefMaterial, max_chars: int)
     if max_chars < 0:
         raise ValueError(f"max_chars must be >= 0, got {max_chars}")
     used = 0
+    taken = 0
     out: RefMaterial = {}
     for domain, docs in reference_material.items():
         kept: list[tuple[Document, float]] = []
         for doc, score in docs:
-            if used >= max_chars:
+            if taken and used >= max_chars:
                 break
+            taken += 1
             kept.append((doc, score))
             used += len(doc.page_content) + REF_DOC_OVERHEAD
         out[domain] = kept
