@@ -142,3 +142,13 @@ def test_organise_copies_and_keeps_relative_paths(corpus: Path, tmp_path: Path) 
         Path("ocr/b/paper.pdf")
     ]
     assert len([p for p in no_ocr_dir.rglob("*") if p.is_file()]) == 3
+
+
+def test_organise_copies_dotfiles_to_no_ocr(tmp_path: Path) -> None:
+    # Seed: "Non-PDF files (which never need OCR) are also copied to no-ocr/".
+    (tmp_path / ".env").write_text("KEY=1\n", encoding="utf-8")
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / ".hidden.md").write_text("# Hidden\n", encoding="utf-8")
+    _, no_ocr_dir = organise_directory(tmp_path, {})
+    assert (no_ocr_dir / ".env").read_text(encoding="utf-8") == "KEY=1\n"
+    assert (no_ocr_dir / "notes" / ".hidden.md").is_file()

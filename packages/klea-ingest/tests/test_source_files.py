@@ -55,6 +55,20 @@ def test_excludes_cache_map_and_store_folders(tmp_path: Path) -> None:
     assert found == [keep]
 
 
+def test_only_the_store_s_own_folder_is_excluded_never_the_source(tmp_path: Path) -> None:
+    # Seed: excluded are "the configured store_dir when it lies under source_dir, or any
+    # directory inside source_dir that contains a chroma.sqlite3".
+    source = tmp_path / "papers"
+    paper = _touch(source / "paper.md")
+    nested = _touch(source / "sub" / "notes.md")
+    assert find_source_files(source, store_dir=tmp_path) == [paper, nested]  # holds source
+    assert find_source_files(source, store_dir=source) == [paper, nested]
+    _touch(source / "chroma.sqlite3")  # a Chroma store written straight into the source
+    assert find_source_files(source) == [paper, nested]
+    _touch(source / "sub" / "chroma.sqlite3")  # a store folder inside the source
+    assert find_source_files(source) == [paper]
+
+
 def test_json_files_are_ingested_unless_they_are_the_map(tmp_path: Path) -> None:
     doc = _touch(tmp_path / "doc.json")
     assert find_source_files(tmp_path) == [doc]

@@ -195,7 +195,8 @@ def organise_directory(
     """Copy classified files into ``ocr/`` and ``no-ocr/`` subdirectories.
 
     Copies (never moves) files so the original directory is left untouched. Scanned PDFs
-    go to ``ocr/``; text-based PDFs and every non-PDF file go to ``no-ocr/``. Each file
+    go to ``ocr/``; text-based PDFs and every non-PDF file, dotfiles included, go to
+    ``no-ocr/``. Each file
     keeps its path relative to ``source_dir``, so files with the same name in different
     folders never overwrite each other. Re-running is idempotent: output directories are
     reused and files overwritten.
@@ -214,8 +215,6 @@ def organise_directory(
     ocr_dir.mkdir(exist_ok=True)
     no_ocr_dir.mkdir(exist_ok=True)
     for path in _iter_files(source_dir, "*"):
-        if path.name.startswith("."):
-            continue
         found = classifications.get(path)
         needs_ocr = found.needs_ocr if found is not None else False
         if path.suffix.lower() == ".pdf" and found is None:

@@ -48,10 +48,12 @@ def _matches(path: Path, extensions: frozenset[str]) -> bool:
 
 
 def _store_dirs(source_dir: Path, store_dir: Path | None) -> list[Path]:
+    """The store folders inside ``source_dir``: never ``source_dir`` itself or a parent."""
+    root = source_dir.resolve()
     dirs = [db.parent.resolve() for db in source_dir.rglob(CHROMA_DB_FILE_NAME)]
     if store_dir is not None:
         dirs.append(Path(store_dir).resolve())
-    return dirs
+    return [d for d in dirs if d != root and d.is_relative_to(root)]
 
 
 ORGANISE_DIR_NAMES = ("ocr", "no-ocr")
