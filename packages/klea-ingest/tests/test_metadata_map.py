@@ -131,13 +131,20 @@ def test_store_policy() -> None:
         "custom": "kept",
     }
     out = _apply_store_metadata_policy(meta)
+    # Seed: "researcher-curated keys pass through unmodified".
     assert out == {
         "title": "T",
         "authors": ["Ankur Sinha", "ankur sinha", "Ankur", "Sinha", "ankur", "sinha"],
         "year": 2020,
+        "empty": "",
+        "none": None,
+        "nested": {"a": 1},
+        "mixed": [1, "a"],
+        "empty_list": [],
         "keywords": ["a", "b"],
         "custom": "kept",
     }
+    assert _apply_store_metadata_policy({"title": None}) == {"title": None}
 
 
 _names = st.lists(

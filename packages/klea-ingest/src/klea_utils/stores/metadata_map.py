@@ -14,7 +14,7 @@ The chunk gets ``{**DEFAULT, **match}``. Heading keys are compared after Unicode
 and case normalization, so a hand-edited key still matches.
 
 Before anything is stored, :func:`_apply_store_metadata_policy` removes internal and
-provenance keys, expands person names, and drops values a vector backend would reject.
+provenance keys and expands person names; every other value is kept as it is.
 """
 
 from __future__ import annotations
@@ -61,7 +61,6 @@ HEADING_SEPARATOR = " > "
 """Separator between the headings of a chain in metadata-map keys."""
 
 _log = logging.getLogger(__name__)
-_SCALARS = (str, int, float, bool)
 
 
 def heading_key(headings: Iterable[str]) -> str:
@@ -218,20 +217,6 @@ def file_entry_for(
     return entry
 
 
-def _storable(value: Any) -> Any:
-    """``value`` if every backend accepts it as metadata, else ``None``."""
-    if isinstance(value, _SCALARS):
-        if isinstance(value, float) and value != value:  # NaN
-            return None
-        return value if value != "" else None
-    if isinstance(value, list | tuple):
-        items = [v for v in value if isinstance(v, _SCALARS) and v != ""]
-        if not items or len({type(v) for v in items}) != 1:
-            return None
-        return list(items)
-    return None
-
-
 def _apply_store_metadata_policy(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """Return the metadata a chunk is stored with.
 
@@ -239,9 +224,11 @@ def _apply_store_metadata_policy(metadata: Mapping[str, Any]) -> dict[str, Any]:
     (:data:`~klea_utils.stores.metadata.STORE_DROPPED_METADATA_KEYS`) are dropped; person-name
     fields (:data:`~klea_utils.stores.metadata.PERSON_NAME_FILTER_FIELDS`) are expanded with
     :func:`~klea_utils.stores.utils.expand_person_names` (idempotent, so re-applying is
-    safe); values a backend rejects (``None``, empty strings or lists, nested objects,
-    mixed-type lists) are dropped. Everything else, including researcher-curated keys,
-    passes through unchanged.
+    safe). Everything else, researcher-curated keys included, passes through unmodified:
+    ``None``, nested objects, empty and mixed lists too. A backend that cannot hold such a
+    value gets it encoded losslessly and decodes it on the way out (Chroma:
+    ``klea_utils.stores._retrieval.chroma``); Qdrant, PGVector, the BM25 corpus and the
+    FTS5 index hold JSON values as they are.
     """
     out: dict[str, Any] = {}
     for key, value in metadata.items():
@@ -251,7 +238,5 @@ def _apply_store_metadata_policy(metadata: Mapping[str, Any]) -> dict[str, Any]:
             value = expand_person_names(list(value))
         elif key in PERSON_NAME_FILTER_FIELDS and isinstance(value, str):
             value = expand_person_names([value])
-        storable = _storable(value)
-        if storable is not None:
-            out[key] = storable
+        out[key] = value
     return out

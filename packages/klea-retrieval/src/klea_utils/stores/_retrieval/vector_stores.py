@@ -56,17 +56,17 @@ def _chroma(location: str, name: str, embeddings: Embeddings, create: bool) -> A
     if not (folder / "chroma.sqlite3").is_file() and not create:
         raise FileNotFoundError(f"no Chroma store at {str(folder)!r} (missing chroma.sqlite3)")
     chromadb = import_extra("chromadb", feature="The Chroma backend", extra="chroma")
-    langchain_chroma = import_extra(
-        "langchain_chroma", feature="The Chroma backend", extra="chroma"
-    )
+    import_extra("langchain_chroma", feature="The Chroma backend", extra="chroma")
+    from klea_utils.stores._retrieval.chroma import KleaChroma
+
     folder.mkdir(parents=True, exist_ok=True)
     settings = chromadb.config.Settings(anonymized_telemetry=False)
     client = chromadb.PersistentClient(path=str(folder), settings=settings)
     existing = {c if isinstance(c, str) else c.name for c in client.list_collections()}
     if name not in existing and not create:
         raise FileNotFoundError(f"Chroma store {str(folder)!r} has no collection {name!r}")
-    configuration = None if name in existing else {"hnsw": {"space": CHROMA_HNSW_SPACE}}
-    return langchain_chroma.Chroma(
+    configuration: Any = None if name in existing else {"hnsw": {"space": CHROMA_HNSW_SPACE}}
+    return KleaChroma(
         collection_name=name,
         embedding_function=embeddings,
         client=client,
