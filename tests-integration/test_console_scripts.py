@@ -21,7 +21,12 @@ def declared_scripts() -> list[str]:
 
 
 def test_each_package_declares_its_command() -> None:
-    assert set(declared_scripts()) == {"sci-etl-search", "klea-retrieve", "klea-stores-create"}
+    assert set(declared_scripts()) == {
+        "sci-etl-search",
+        "klea-retrieve",
+        "klea-serve",
+        "klea-stores-create",
+    }
 
 
 @pytest.mark.parametrize("script", declared_scripts())
