@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from klea_utils.stores.serve.library import Library, display_metadata
 from klea_utils.stores.serve.search import SearchFilters, question_query
 from langchain_core.documents import Document
-from retrieval_support import corpus_documents
+from retrieval_support import corpus_documents, write_corpus_pickle
 from sci_etl_core.search import describe, parse_query
 
 
@@ -93,3 +93,24 @@ def test_pages_from_ingestion_page_start_and_end():
     paper = Library(docs).papers["p.pdf"]
     assert paper.summary()["pages"] == [1, 3]
     assert [display_metadata(d.metadata)["pages"] for d in paper.passages] == [[1], [2, 3], [3]]
+
+
+def test_cli_help_names_the_stores_variable():
+    from klea_utils.stores.serve import cli
+    from klea_utils.stores.utils import STORES_CONFIG_ENV_VAR
+
+    assert f"${STORES_CONFIG_ENV_VAR}" in cli.build_parser().format_help()
+
+
+def test_cli_exit_2_for_bad_stores_and_1_when_loading_fails(tmp_path, capsys):
+    from klea_utils.stores.serve.cli import main
+
+    assert main(["--bm25-store", str(tmp_path / "missing.pkl")]) == 2
+    assert "missing.pkl" in capsys.readouterr().err
+    corpus = write_corpus_pickle(tmp_path / "bm25.pkl", corpus_documents())
+    argv = ["--bm25-store", str(corpus), "--fts5-index", str(tmp_path / "none.sqlite")]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert "klea-serve: library: 4 papers, 6 passages" in err
+    assert "--fts5-index" in err
+    assert "no such file" in err

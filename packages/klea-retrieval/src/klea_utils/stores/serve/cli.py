@@ -21,18 +21,18 @@ import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from klea_utils.stores._retrieval.config_files import STORES_CONFIG_ENV_VAR
-from klea_utils.stores._retrieval.extras import import_extra
-from klea_utils.stores._retrieval.store_args import StoreArgsError, retriever_config_from_args
-from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
 from klea_utils.stores.exceptions import KleaStoresError
-from klea_utils.stores.retrieval.bm25 import FTS5_SCHEME
+
+if TYPE_CHECKING:
+    from klea_utils.stores.config import RetrieverConfig
 
 __all__ = ["build_parser", "default_fts5_index", "main"]
 
 DEFAULT_PORT = 8765
+# Literal here so that --help imports nothing heavy; a test keeps it equal to the constant.
+_STORES_ENV = "KLEA_STORES_CONFIG_FILE"
 
 
 def _positive_int(text: str) -> int:
@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--stores",
         dest="stores_config",
         metavar="FILE",
-        help=f"stores configuration JSON file (default: ${STORES_CONFIG_ENV_VAR})",
+        help=f"stores configuration JSON file (default: ${_STORES_ENV})",
     )
     stores.add_argument("--store", action="append", default=[], metavar="COLLECTION=URI")
     stores.add_argument("--bm25-store", action="append", default=[], metavar="PATH")
@@ -70,7 +70,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--vectors", type=Path, metavar="SQLITE", help="sci-etl vector memory for hybrid search"
     )
     models = parser.add_argument_group("models")
-    models.add_argument("--embedding-model", default=DEFAULT_EMBEDDING_MODEL)
+    models.add_argument(
+        "--embedding-model",
+        metavar="SPEC",
+        help="provider:model spec (default: the packaged all-MiniLM-L6-v2)",
+    )
     models.add_argument("--rerank", metavar="MODEL", help="cross-encoder to re-rank with")
     models.add_argument("-k", "--top-k", dest="k", type=_positive_int, default=5)
     serving = parser.add_argument_group("serving")
@@ -83,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def default_fts5_index(config: RetrieverConfig) -> Path | None:
     """The first ``fts5:`` BM25 store of ``config``, the default search index."""
+    from klea_utils.stores.retrieval.bm25 import FTS5_SCHEME
+
     for domain in config.domains.values():
         for store in domain.bm25_stores:
             if store.path.startswith(FTS5_SCHEME):
@@ -100,23 +106,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     for name in ("httpx", "chromadb", "sentence_transformers", "mcp", "uvicorn.access"):
         logging.getLogger(name).setLevel(logging.WARNING)
+    from klea_utils.stores._retrieval.extras import import_extra
+    from klea_utils.stores._retrieval.store_args import StoreArgsError, retriever_config_from_args
+    from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
+
     try:
         import_extra("mcp", feature="klea-serve", extra="serve")
         import_extra("fastapi", feature="klea-serve", extra="serve")
         config = retriever_config_from_args(
             args.stores_config, args.store, args.bm25_store, domains=args.domain
         )
-    except (StoreArgsError, ImportError) as exc:
-        print(f"klea-serve: error: {exc}", file=sys.stderr)
-        return 2
-    except (FileNotFoundError, ValueError, KleaStoresError) as exc:
+    except (StoreArgsError, ImportError, FileNotFoundError, ValueError, KleaStoresError) as exc:
         print(f"klea-serve: error: {exc}", file=sys.stderr)
         return 2
     from klea_utils.stores.serve.service import ServeOptions, open_service
 
     options = ServeOptions(
         config=config,
-        embedding_model=args.embedding_model,
+        embedding_model=args.embedding_model or DEFAULT_EMBEDDING_MODEL,
         rerank=args.rerank,
         k=args.k,
         fts5_index=args.fts5_index or default_fts5_index(config),
