@@ -124,3 +124,29 @@ def test_every_written_record_reads_back(records: list[dict[str, str]], ascii_on
             InputRecord(f"r{i}", r["title"], r["abstract"], r["text"])
             for i, r in enumerate(records)
         ]
+
+
+def test_folder_file_names_that_are_not_utf8_are_indexed(tmp_path: Path) -> None:
+    import os
+
+    name = os.fsdecode(b"caf\xe9.md")  # Latin-1 bytes in the name
+    (tmp_path / name).write_text("# Cafe\n\nAu lait.\n", encoding="utf-8")
+    (record,) = read_records(tmp_path)
+    assert record.record_id == "caf\\xe9"
+    assert record.metadata == {"path": "caf\\xe9.md"}
+    record.record_id.encode("utf-8")  # storable text
+
+
+def test_index_command_takes_a_folder_with_such_names(tmp_path: Path) -> None:
+    import os
+
+    from search_cli_support import run_cli
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / os.fsdecode(b"caf\xe9.md")).write_text("# Cafe\n\nAu lait.\n", encoding="utf-8")
+    result = run_cli("index", folder, "--db", tmp_path / "t.db", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    found = run_cli("search", "lait", "--db", tmp_path / "t.db", "--json")
+    assert found.returncode == 0, found.stderr
+    assert "caf\\\\xe9" in found.stdout

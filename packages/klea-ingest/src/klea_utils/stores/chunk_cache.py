@@ -281,7 +281,13 @@ def iter_cached_files(
     """
     cache = ChunkCache(source_dir)
     for path in files if files is not None else find_source_files(cache.source_dir):
-        cached = cache.load(path, compute_file_hash(path))
+        try:
+            file_hash = compute_file_hash(path)
+        except OSError:  # vanished or unreadable since it was listed: no valid entry
+            if missing is not None:
+                missing.append(Path(path))
+            continue
+        cached = cache.load(path, file_hash)
         if cached is None:
             if missing is not None:
                 missing.append(Path(path))

@@ -178,7 +178,11 @@ class StoresBuilder:
         live: dict[Path, str] = {}
         todo: list[tuple[str, str]] = []
         for path in files:
-            file_hash = compute_file_hash(path)
+            try:
+                file_hash = compute_file_hash(path)
+            except OSError as exc:  # vanished or unreadable since it was listed
+                self.logger.error("%s: cannot be read (%s); skipped", path, exc.strerror or exc)
+                continue
             live[path] = file_hash
             cached = None if force else cache.load(path, file_hash)
             if cached is not None and cached.docs:

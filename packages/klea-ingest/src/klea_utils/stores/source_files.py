@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
+from klea_utils.stores._ingest.source_walk import display_path, unusable_reason, walk_candidates
 from klea_utils.stores._retrieval.layout import CACHE_DIR_NAME
 from klea_utils.stores.ingest_exceptions import SourceLayoutError
 
@@ -117,17 +118,21 @@ def find_source_files(
     map_file = Path(metadata_map_path).resolve() if metadata_map_path is not None else None
     found: list[Path] = []
     skipped: list[Path] = []
-    for path in source_dir.rglob("*"):
+    log = logger if logger is not None else logging.getLogger(__name__)
+    for path in walk_candidates(source_dir, log):
         if not path.is_file() or _excluded(path, source_dir, excluded_dirs):
             continue
         if map_file is not None and path.resolve() == map_file:
             continue
         if _matches(path, extensions):
+            if (reason := unusable_reason(path)) is not None:
+                log.error("%s: %s; skipped", display_path(path), reason)
+                continue
             found.append(path)
         elif not path.name.startswith("."):
             skipped.append(path)
     if logger is not None and skipped:
-        names = ", ".join(str(p.relative_to(source_dir)) for p in sorted(skipped)[:10])
+        names = ", ".join(display_path(p.relative_to(source_dir)) for p in sorted(skipped)[:10])
         more = f" (and {len(skipped) - 10} more)" if len(skipped) > 10 else ""
         logger.warning(
             "Skipping %d file(s) with extensions Docling cannot convert: %s%s",

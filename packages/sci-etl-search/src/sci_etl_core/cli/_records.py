@@ -7,6 +7,7 @@ command without a half-written index. Errors name the file, the line and the fie
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,6 +128,11 @@ def _title_of(text: str) -> str:
     return ""
 
 
+def _printable(name: str) -> str:
+    """``name`` with bytes the file system gave that are not UTF-8 shown as ``\\xNN``."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
 def _read_folder(folder: Path) -> Iterator[tuple[str, InputRecord]]:
     files = sorted(
         path
@@ -134,12 +140,14 @@ def _read_folder(folder: Path) -> Iterator[tuple[str, InputRecord]]:
         if path.is_file() and path.suffix.lower() in TEXT_SUFFIXES
     )
     for path in files:
-        relative = path.relative_to(folder).as_posix()
+        # A name that is not UTF-8 (Latin-1 bytes from an old archive) keeps its bytes
+        # as \xNN escapes, so the id and path are text the index can store.
+        relative = _printable(path.relative_to(folder).as_posix())
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as error:
             raise ValueError(
-                f"{path}: not UTF-8 text ({error.reason} at byte {error.start})"
+                f"{_printable(str(path))}: not UTF-8 text ({error.reason} at byte {error.start})"
             ) from None
         record = InputRecord(
             record_id=relative.rsplit(".", 1)[0],
@@ -147,7 +155,7 @@ def _read_folder(folder: Path) -> Iterator[tuple[str, InputRecord]]:
             text=text,
             metadata={"path": relative},
         )
-        yield str(path), record
+        yield _printable(str(path)), record
 
 
 def read_records(path: Path) -> list[InputRecord]:
