@@ -26,6 +26,7 @@ from klea_utils.stores._retrieval.config_files import STORES_CONFIG_ENV_VAR, loa
 from klea_utils.stores._retrieval.store_paths import (
     absolute_store_paths,
     local_store_path,
+    map_store_paths,
     store_path_problems,
 )
 from klea_utils.stores._retrieval.store_uri import VECTOR_SCHEMES, StoreURI
@@ -251,12 +252,7 @@ def write_stores_config(path: str | Path, config: RetrieverConfig) -> Path:
     """
     target = Path(path).expanduser().absolute()
     folder = target.parent
-    new = config.model_copy(deep=True)
-    for domain in new.domains.values():
-        for store in domain.vector_stores:
-            store.path = _portable(store.path, folder, vector=True)
-        for bm25 in domain.bm25_stores:
-            bm25.path = _portable(bm25.path, folder, vector=False)
+    new = map_store_paths(config, lambda path, vector: _portable(path, folder, vector=vector))
     folder.mkdir(parents=True, exist_ok=True)
     text = new.model_dump_json(indent=2, exclude_none=True, exclude_defaults=True)
     target.write_text(text + "\n", encoding="utf-8")

@@ -9,12 +9,13 @@ that is missing, so a command can refuse a wrong path before it loads a model.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from klea_utils.stores._retrieval.store_uri import StoreURI
 from klea_utils.stores.config import RetrieverConfig, StoreInfo
 
-__all__ = ["absolute_store_paths", "local_store_path", "store_path_problems"]
+__all__ = ["absolute_store_paths", "local_store_path", "map_store_paths", "store_path_problems"]
 
 
 def local_store_path(path: str, *, vector: bool) -> tuple[str, Path] | None:
@@ -46,12 +47,22 @@ def absolute_store_paths(config: RetrieverConfig, base: str | Path) -> Retriever
     as they are; ``~`` is expanded.
     """
     folder = Path(base).expanduser().absolute()
+    return map_store_paths(config, lambda path, vector: _absolute(path, folder, vector=vector))
+
+
+def map_store_paths(
+    config: RetrieverConfig, rewrite: Callable[[str, bool], str]
+) -> RetrieverConfig:
+    """Return a copy of ``config`` with each store path replaced by ``rewrite(path, vector)``.
+
+    ``vector`` is ``True`` for a vector store and ``False`` for a BM25 store.
+    """
     new = config.model_copy(deep=True)
     for domain in new.domains.values():
         for store in domain.vector_stores:
-            store.path = _absolute(store.path, folder, vector=True)
+            store.path = rewrite(store.path, True)
         for bm25 in domain.bm25_stores:
-            bm25.path = _absolute(bm25.path, folder, vector=False)
+            bm25.path = rewrite(bm25.path, False)
     return new
 
 
