@@ -22,6 +22,8 @@ COMMANDS = {
     "(klea-retrieval).",
     "klea-stores-create": "Build vector, BM25 and FTS5 stores from a folder of documents "
     "(klea-ingest).",
+    "klea-serve": "Keep the stores loaded and serve them over MCP, a JSON API and a search "
+    "page (klea-retrieval[serve]).",
 }
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 SUBCOMMAND = re.compile(r"^(?:[│|]\s+|\s{2})([a-z][a-z0-9-]*)(?:\s{2,}|$)", re.MULTILINE)

@@ -77,6 +77,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     models.add_argument("--rerank", metavar="MODEL", help="cross-encoder to re-rank with")
     models.add_argument("-k", "--top-k", dest="k", type=_positive_int, default=5)
+    models.add_argument(
+        "--leg-timeout",
+        type=float,
+        default=20.0,
+        metavar="SECONDS",
+        help="leave a store leg that has not answered after this long out of the answer "
+        "(default 20)",
+    )
     serving = parser.add_argument_group("serving")
     serving.add_argument("--mcp", action="store_true", help="speak MCP over stdio")
     serving.add_argument("--host", default="127.0.0.1")
@@ -128,6 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         k=args.k,
         fts5_index=args.fts5_index or default_fts5_index(config),
         vectors=args.vectors,
+        leg_timeout=args.leg_timeout if args.leg_timeout > 0 else None,
     )
     try:
         # stdout is the MCP channel under --mcp: nothing loading prints may land there.
