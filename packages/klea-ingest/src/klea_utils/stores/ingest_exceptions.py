@@ -9,6 +9,7 @@ The hierarchy extends the root of ``klea-retrieval``
         │   │                        carries ``path`` and a reason
         │   └── OcrUnavailableError  a scanned PDF needs OCR and no OCR engine is installed
         ├── ChunkCacheError          the chunk cache cannot be read or written
+        ├── CollectionBusyError      another run holds the collection's lock
         ├── MetadataMapError         a metadata map is missing, malformed or lacks a file
         │                            (ValueError)
         └── SourceLayoutError        the source folder cannot be ingested as laid out, such
@@ -23,6 +24,7 @@ from klea_utils.stores.exceptions import KleaStoresError
 
 __all__ = [
     "ChunkCacheError",
+    "CollectionBusyError",
     "ConversionError",
     "IngestError",
     "MetadataMapError",
@@ -50,6 +52,18 @@ class OcrUnavailableError(ConversionError):
 
 class ChunkCacheError(IngestError):
     """The chunk cache under ``<source>/.klea-cache`` cannot be read or written."""
+
+
+class CollectionBusyError(IngestError):
+    """Another ``build`` or ``store`` of the same collection is running (its lock is held)."""
+
+    def __init__(self, lock_path: str | Path, collection: str) -> None:
+        self.lock_path = Path(lock_path)
+        self.collection = collection
+        super().__init__(
+            f"collection {collection!r} is being built by another run (lock {self.lock_path} "
+            "is held); wait for it to finish and run again"
+        )
 
 
 class MetadataMapError(IngestError, ValueError):

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from klea_utils.stores._ingest.bm25_corpus import Bm25CorpusWriter
+from klea_utils.stores._ingest.collection_lock import collection_lock
 from klea_utils.stores._ingest.fts5_corpus import Fts5IndexWriter
 from klea_utils.stores._ingest.manifest import StoreManifest, chunk_ids, manifest_path
 from klea_utils.stores._ingest.store_check import missing_ids
@@ -135,7 +136,7 @@ def _add_in_batches(store: Any, docs: list[Document], batch: int, progress: Stor
         progress.advance(len(part))
 
 
-def store_all(
+def _store_all(
     builder: _Builder,
     results: Iterable[tuple[str, list[Document], Path]],
     store_uri: str,
@@ -393,7 +394,7 @@ def load_and_fold_results(
     return FoldedResults(builder, source_dir, metadata_map, map_path, files)
 
 
-def build(
+def _build(
     builder: _Builder,
     source_dir: str | Path,
     store_uri: str,
@@ -433,7 +434,7 @@ def build(
     del file_headings
     results = load_and_fold_results(builder, source, metadata_map_path)
     results.report_missing = report_missing
-    summary = store_all(
+    summary = _store_all(
         builder,
         results,
         store_uri,
@@ -446,3 +447,77 @@ def build(
     )
     summary.missing_files = list(results.missing)
     return summary
+
+
+# -- one run per collection: the public entry points hold the collection's lock ---------
+
+
+def store_all(
+    builder: _Builder,
+    results: Iterable[tuple[str, list[Document], Path]],
+    store_uri: str,
+    collection_name: str,
+    source_dir: Path,
+    force: bool = False,
+    bm25_path: str | None = None,
+    *,
+    fts5_path: str | None = None,
+    fts5_stemming: bool | None = None,
+) -> StoreSummary:
+    with collection_lock(Path(source_dir), collection_name):
+        return _store_all(
+            builder,
+            results,
+            store_uri,
+            collection_name,
+            source_dir,
+            force,
+            bm25_path,
+            fts5_path=fts5_path,
+            fts5_stemming=fts5_stemming,
+        )
+
+
+def build(
+    builder: _Builder,
+    source_dir: str | Path,
+    store_uri: str,
+    collection_name: str,
+    force: bool = False,
+    metadata_map_path: str | Path | None = None,
+    bm25_path: str | None = None,
+    worker_mem_limit: int | None = DEFAULT_WORKER_MEM_LIMIT,
+    worker_batch_size: int = 200,
+    *,
+    fts5_path: str | None = None,
+    fts5_stemming: bool | None = None,
+    report_missing: bool = True,
+) -> StoreSummary:
+    from klea_utils.stores.utils import check_store_target
+
+    check_store_target(store_uri, collection_name)
+    with collection_lock(Path(source_dir), collection_name):
+        return _build(
+            builder,
+            source_dir,
+            store_uri,
+            collection_name,
+            force,
+            metadata_map_path,
+            bm25_path,
+            worker_mem_limit,
+            worker_batch_size,
+            fts5_path=fts5_path,
+            fts5_stemming=fts5_stemming,
+            report_missing=report_missing,
+        )
+
+
+_LOCK_NOTE = """
+
+    Only one ``store_all`` or ``build`` of a collection runs at a time: the run holds
+    ``<source_dir>/.klea-cache/<collection>.lock``, and a second one raises
+    :class:`~klea_utils.stores.ingest_exceptions.CollectionBusyError` at once.
+    """
+store_all.__doc__ = (_store_all.__doc__ or "").rstrip() + _LOCK_NOTE
+build.__doc__ = (_build.__doc__ or "").rstrip() + _LOCK_NOTE
