@@ -40,8 +40,11 @@ def test_help_shows_the_review_workflow() -> None:
         "--bm25-store",
         "--embed-batch-size",
         "--force",
-        "--model",
-        "--debug",
+        "--embedding-model",
+        "--verbose",
+        "--quiet",
+        "--strict",
+        "--write-stores-config",
     ):
         assert option in store_help
     build_help = CliRunner().invoke(app, ["build", "--help"], env={"COLUMNS": "200"}).output
@@ -53,6 +56,16 @@ def test_help_shows_the_review_workflow() -> None:
         "--worker-batch-size",
     ):
         assert option in build_help
+
+
+def test_version_short_help_and_hidden_aliases() -> None:
+    runner = CliRunner()
+    assert runner.invoke(app, ["--version"]).output.startswith("klea-stores-create (klea-ingest ")
+    short = runner.invoke(app, ["store", "-h"], env={"COLUMNS": "200"})
+    assert short.exit_code == 0
+    assert "--model " not in short.output
+    assert "--debug" not in short.output
+    assert runner.invoke(app, ["store", "--nope"]).exit_code == 2
 
 
 def test_map_lint_broken_maps(tmp_path: Path) -> None:

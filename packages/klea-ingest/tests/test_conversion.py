@@ -138,6 +138,7 @@ def test_max_tokens_beyond_the_embedder_warns(caplog: pytest.LogCaptureFixture) 
     with caplog.at_level(logging.WARNING):
         StoresBuilder("huggingface:all-MiniLM-L6-v2", logging.getLogger("t"), max_tokens=450)
     assert "max_tokens=450 exceeds the 256 tokens" in caplog.text
+    assert "--max-tokens 256" in caplog.text
 
 
 @pytest.mark.parametrize("bad", ["gpu", "cuda:x", "cpu:0", ""])

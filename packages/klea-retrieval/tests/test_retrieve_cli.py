@@ -38,7 +38,8 @@ def stores_json(tmp_path):
 
 
 def test_prints_serialized_references(stores_json, capsys):
-    assert main(["--stores", str(stores_json), "--domain", "neuro", "--k", "2", "Golgi cells"]) == 0
+    argv = ["--stores-config", str(stores_json), "--domain", "neuro", "-k", "2", "Golgi cells"]
+    assert main(argv) == 0
     out = capsys.readouterr().out
     assert out.startswith("### Source document 1/1: [sinha2021.pdf]")
     assert "Granule cells and Golgi cells" in out
@@ -79,11 +80,33 @@ def test_bad_input_exits_2_with_a_clear_message(stores_json, capsys, argv, messa
     assert message in capsys.readouterr().err
 
 
-def test_argument_errors(stores_json, capsys, tmp_path):
-    with pytest.raises(SystemExit):
-        main(["--stores", str(stores_json), "--k", "0", "q"])
-    assert "expected an integer >= 1" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main(["--stores", str(stores_json), "--filter", "[1]", "q"])
-    assert main(["--stores", str(tmp_path / "missing.json"), "q"]) == 2
+def test_argument_errors_are_usage_errors(stores_json, capsys, tmp_path):
+    assert main(["--stores-config", str(stores_json), "-k", "0", "q"]) == 2
+    assert "-k" in capsys.readouterr().err
+    assert main(["--stores-config", str(stores_json), "--filter", "[1]", "q"]) == 2
+    assert "must be a JSON object" in capsys.readouterr().err
+    assert main(["--stores-config", str(tmp_path / "missing.json"), "q"]) == 2
     assert "missing.json" in capsys.readouterr().err
+
+
+def test_old_flags_still_work(stores_json, capsys):
+    argv = ["--stores", str(stores_json), "--domain", "neuro", "--k", "1", "--json", "Golgi"]
+    assert main(argv) == 0
+    assert len(json.loads(capsys.readouterr().out)["neuro"]) == 1
+
+
+def test_help_version_and_defaults_agree(capsys):
+    from klea_utils.stores import retrieve_cli
+    from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
+    from klea_utils.stores.utils import STORES_CONFIG_ENV_VAR
+
+    assert main(["-h"]) == 0
+    out = capsys.readouterr().out
+    assert "--top-k" in out
+    assert "--stores-config" in out
+    assert "Exit status" in out
+    assert "--model" not in out  # hidden aliases stay out of the help
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("klea-retrieve (klea-retrieval ")
+    assert retrieve_cli.DEFAULT_EMBEDDING_MODEL == DEFAULT_EMBEDDING_MODEL
+    assert retrieve_cli.STORES_CONFIG_ENV_VAR == STORES_CONFIG_ENV_VAR

@@ -58,16 +58,48 @@ could be stored, a lint found problems, or any file failed under --strict); 2 fo
 error.
 """
 
-app = typer.Typer(name="klea-stores-create", help=_HELP, no_args_is_help=True, add_completion=False)
+app = typer.Typer(
+    name="klea-stores-create",
+    help=_HELP,
+    no_args_is_help=True,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"klea-stores-create (klea-ingest {version('klea-ingest')})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Build vector, BM25 and FTS5 stores from a folder of documents."""
+
 
 Source = Annotated[
     Path,
     typer.Argument(exists=True, file_okay=False, dir_okay=True, help="Folder of source documents."),
 ]
-Debug = Annotated[bool, typer.Option("--debug", help="Verbose (DEBUG) logging.")]
+Debug = Annotated[bool, typer.Option("--debug", hidden=True, help="Same as -vv.")]
+Verbose = Annotated[
+    int, typer.Option("-v", "--verbose", count=True, help="More log output (-vv: debug).")
+]
+Quiet = Annotated[bool, typer.Option("-q", "--quiet", help="Only errors and the summary.")]
+OldModel = Annotated[str | None, typer.Option("--model", hidden=True)]
 Model = Annotated[
     str,
-    typer.Option("--model", help="Embedding model spec (default: the packaged MiniLM, offline)."),
+    typer.Option(
+        "--embedding-model", help="Embedding model spec (default: the packaged MiniLM, offline)."
+    ),
 ]
 MaxTokens = Annotated[int, typer.Option("--max-tokens", min=1, help="Maximum tokens per chunk.")]
 Ocr = Annotated[bool, typer.Option("--ocr/--no-ocr", help="Run OCR on scanned PDFs.")]
@@ -120,13 +152,37 @@ EmbedBatch = Annotated[
 ]
 
 
-def _logger(debug: bool) -> logging.Logger:
-    logging.basicConfig(
-        level=logging.DEBUG if debug else logging.INFO,
-        format="%(levelname)s %(message)s",
-        stream=sys.stderr,
-        force=True,
+THIRD_PARTY_LOGGERS = (
+    "docling",
+    "docling_core",
+    "docling_parse",
+    "transformers",
+    "sentence_transformers",
+    "huggingface_hub",
+    "chromadb",
+    "httpx",
+    "urllib3",
+    "PIL",
+    "rapidocr",
+)
+"""Loggers kept at WARNING unless -vv: their INFO lines would run through the progress bar."""
+
+
+def _logger(verbose: int = 0, quiet: bool = False, debug: bool = False) -> logging.Logger:
+    """Configure logging for -v/-q: WARNING by default, INFO with -v, DEBUG with -vv."""
+    verbose = 2 if debug else verbose
+    level = (
+        logging.ERROR
+        if quiet
+        else (logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
     )
+    logging.basicConfig(
+        level=level, format="%(levelname)s %(message)s", stream=sys.stderr, force=True
+    )
+    for name in THIRD_PARTY_LOGGERS:
+        logging.getLogger(name).setLevel(
+            logging.DEBUG if verbose > 1 else max(level, logging.WARNING)
+        )
     return logging.getLogger("klea-stores-create")
 
 
@@ -184,6 +240,8 @@ def pre_check(
     organise: Annotated[
         bool, typer.Option("--organise", help="Copy files into ocr/ and no-ocr/.")
     ] = False,
+    verbose: Verbose = 0,
+    quiet: Quiet = False,
     debug: Debug = False,
 ) -> None:
     """Classify the PDFs under SOURCE as text or scanned (needing OCR)."""
@@ -193,7 +251,7 @@ def pre_check(
         organise_directory,
     )
 
-    _logger(debug)
+    _logger(verbose, quiet, debug)
 
     def step() -> None:
         classes = classify_directory(source)
@@ -223,6 +281,9 @@ def chunk(
     worker_batch_size: WorkerBatch = 200,
     strict: Strict = False,
     model: Model = DEFAULT_MODEL,
+    old_model: OldModel = None,
+    verbose: Verbose = 0,
+    quiet: Quiet = False,
     debug: Debug = False,
 ) -> None:
     """Convert and chunk SOURCE into its cache and write the metadata-map template."""
@@ -231,10 +292,10 @@ def chunk(
     from klea_utils.stores.metadata_map import write_heading_template
     from klea_utils.stores.source_files import find_source_files
 
-    logger = _logger(debug)
+    logger = _logger(verbose, quiet, debug)
 
     def step() -> None:
-        builder = _builder(model, logger, max_tokens=max_tokens, do_ocr=ocr)
+        builder = _builder(old_model or model, logger, max_tokens=max_tokens, do_ocr=ocr)
         headings = _chunk(builder, source, force, worker_mem_limit, worker_batch_size)
         path = write_heading_template(headings, source.resolve(), logger)
         typer.echo(format_metadata_lint_report(lint_metadata_map(headings)))
@@ -256,14 +317,20 @@ def chunk(
 
 
 @app.command("map-lint")
-def map_lint(source: Source, metadata_map: MapPath = None, debug: Debug = False) -> None:
+def map_lint(
+    source: Source,
+    metadata_map: MapPath = None,
+    verbose: Verbose = 0,
+    quiet: Quiet = False,
+    debug: Debug = False,
+) -> None:
     """Check a metadata map against the files in SOURCE (failed files need no entry)."""
     from klea_utils.stores._ingest.failures import read_conversion_failures
     from klea_utils.stores.map_lint import format_metadata_lint_report, lint_metadata_map
     from klea_utils.stores.metadata_map import load_metadata_map, template_path
     from klea_utils.stores.source_files import find_source_files
 
-    _logger(debug)
+    _logger(verbose, quiet, debug)
 
     def step() -> None:
         path = metadata_map or template_path(source)
@@ -316,6 +383,28 @@ def _query_hint(
     return "\n".join(lines)
 
 
+def _export_query_model(model: str, logger: logging.Logger) -> None:
+    """Export the packaged MiniLM to ONNX once, so klea-retrieve embeds queries without torch."""
+    from klea_utils.stores.embedding_models import parse_embedding_model
+
+    parsed = parse_embedding_model(model)
+    if parsed.provider != "huggingface" or parsed.model not in {
+        "all-MiniLM-L6-v2",
+        "sentence-transformers/all-MiniLM-L6-v2",
+    }:
+        return
+    from klea_utils.stores._retrieval.onnx_minilm import export_minilm_onnx, minilm_onnx_path
+
+    if minilm_onnx_path().is_file():
+        return
+    try:
+        path = export_minilm_onnx()
+    except Exception as exc:  # an optional speed-up: never fail the store for it
+        logger.warning("could not export the query model to ONNX (%s); queries use torch", exc)
+    else:
+        logger.info("exported the query embedding model to %s", path)
+
+
 def _report_store(
     summary: Any, missing: list[Path], source: Path, strict: bool, hint: str = ""
 ) -> None:
@@ -347,16 +436,25 @@ def store(
     strict: Strict = False,
     write_stores_config: WriteConfig = None,
     model: Model = DEFAULT_MODEL,
+    old_model: OldModel = None,
+    verbose: Verbose = 0,
+    quiet: Quiet = False,
     debug: Debug = False,
 ) -> None:
     """Embed the cached chunks of SOURCE into a vector store (incremental)."""
     from klea_utils.stores.store_writer import load_and_fold_results, store_all
 
     _check_fts5_options(fts5_store, fts5_stemming)
-    logger = _logger(debug)
+    logger = _logger(verbose, quiet, debug)
 
     def step() -> None:
-        builder = _builder(model, logger, embed_batch_size=embed_batch_size, store_uri=store_uri)
+        builder = _builder(
+            old_model or model,
+            logger,
+            max_tokens=1,  # store does not chunk: no chunk-size warning
+            embed_batch_size=embed_batch_size,
+            store_uri=store_uri,
+        )
         results = load_and_fold_results(builder, source, metadata_map)
         results.report_missing = False  # _report_store prints the one summary line
         summary = store_all(
@@ -370,6 +468,7 @@ def store(
             fts5_path=str(fts5_store) if fts5_store else None,
             fts5_stemming=fts5_stemming,
         )
+        _export_query_model(old_model or model, logger)
         hint = _query_hint(store_uri, collection, bm25_store, fts5_store, write_stores_config)
         _report_store(summary, results.missing, source, strict, hint)
 
@@ -384,6 +483,8 @@ def store_lint(
     samples: Annotated[
         int, typer.Option("--samples", min=0, help="Sampling locations to show.")
     ] = 3,
+    verbose: Verbose = 0,
+    quiet: Quiet = False,
     debug: Debug = False,
 ) -> None:
     """Check a stored chunk corpus (the BM25 corpus) and show sample chunks."""
@@ -394,7 +495,7 @@ def store_lint(
     )
     from klea_utils.stores.retrieval.bm25 import read_corpus
 
-    _logger(debug)
+    _logger(verbose, quiet, debug)
 
     def step() -> None:
         docs = read_corpus(bm25_store)
@@ -425,17 +526,20 @@ def build(
     strict: Strict = False,
     write_stores_config: WriteConfig = None,
     model: Model = DEFAULT_MODEL,
+    old_model: OldModel = None,
+    verbose: Verbose = 0,
+    quiet: Quiet = False,
     debug: Debug = False,
 ) -> None:
     """Chunk and store SOURCE in one go (no review step unless --metadata-map is given)."""
     from klea_utils.stores.store_writer import build as build_stores
 
     _check_fts5_options(fts5_store, fts5_stemming)
-    logger = _logger(debug)
+    logger = _logger(verbose, quiet, debug)
 
     def step() -> None:
         builder = _builder(
-            model,
+            old_model or model,
             logger,
             max_tokens=max_tokens,
             do_ocr=ocr,
@@ -456,6 +560,7 @@ def build(
             fts5_stemming=fts5_stemming,
             report_missing=False,
         )
+        _export_query_model(old_model or model, logger)
         hint = _query_hint(store_uri, collection, bm25_store, fts5_store, write_stores_config)
         _report_store(summary, summary.missing_files, source, strict, hint)
 

@@ -108,10 +108,12 @@ class StoresBuilder:
         if limit is not None and max_tokens > limit:
             logger.warning(
                 "max_tokens=%d exceeds the %d tokens the embedding model %r reads; the end of "
-                "longer chunks is truncated when embedded. Use max_tokens <= %d.",
+                "longer chunks is truncated when embedded. Use max_tokens <= %d "
+                "(klea-stores-create chunk/build: --max-tokens %d).",
                 max_tokens,
                 limit,
                 embedding_model,
+                limit,
                 limit,
             )
 

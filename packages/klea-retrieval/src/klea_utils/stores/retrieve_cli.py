@@ -17,85 +17,170 @@ result is optionally re-ranked by a cross-encoder, re-ranked by recency, truncat
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import sys
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Annotated, Any
 
-from klea_utils.stores._retrieval.config_files import STORES_CONFIG_ENV_VAR
-from klea_utils.stores._retrieval.store_args import retriever_config_from_args
-from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
-from klea_utils.stores.exceptions import KleaStoresError
-from langchain_core.documents import Document
+import typer
 
-__all__ = ["build_parser", "main", "run"]
+if TYPE_CHECKING:
+    from langchain_core.documents import Document
+
+__all__ = ["app", "main", "run"]
 
 DEFAULT_MAX_CHARS = 20_000
 """Default character budget of the printed reference material."""
 
+DEFAULT_EMBEDDING_MODEL = "huggingface:all-MiniLM-L6-v2"
+"""``klea_utils.stores.embedding_models.DEFAULT_EMBEDDING_MODEL``, spelled out so that
+``--help`` imports nothing heavy (a test keeps the two equal)."""
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
-    return value
+STORES_CONFIG_ENV_VAR = "KLEA_STORES_CONFIG_FILE"
+"""``klea_utils.stores.utils.STORES_CONFIG_ENV_VAR`` (a test keeps the two equal)."""
+
+_HELP = f"""Query stores for QUERY: every store runs, the rankings are fused (RRF), optionally \
+re-ranked, and the references an LLM would read are printed.
+
+Stores: --stores-config FILE, or --store COLLECTION=URI and --bm25-store PATH (both \
+repeatable), or the file named by ${STORES_CONFIG_ENV_VAR}. Every local store path is checked \
+before anything loads.
+
+Exit status: 0 ok; 1 the retrieval failed (a store or model could not be used); 2 usage \
+error (a bad option, filter, domain or store path).
+"""
+
+app = typer.Typer(
+    name="klea-retrieve",
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 
 
-def _filter(text: str) -> dict[str, Any]:
+def _filter(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise argparse.ArgumentTypeError(f"--filter is not valid JSON: {exc}") from None
+        raise typer.BadParameter(f"not valid JSON: {exc}", param_hint="'--filter'") from None
     if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError("--filter must be a JSON object")
+        raise typer.BadParameter("must be a JSON object", param_hint="'--filter'")
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the ``klea-retrieve`` argument parser."""
-    parser = argparse.ArgumentParser(
-        prog="klea-retrieve", description="Query the configured stores and print references."
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"klea-retrieve (klea-retrieval {version('klea-retrieval')})")
+        raise typer.Exit()
+
+
+def _configure_logging(verbose: int, quiet: bool) -> logging.Logger:
+    level = (
+        logging.ERROR
+        if quiet
+        else logging.DEBUG
+        if verbose > 1
+        else (logging.INFO if verbose else logging.WARNING)
     )
-    parser.add_argument(
-        "--stores-config",
-        "--stores",
-        dest="stores_config",
-        metavar="FILE",
-        help="stores configuration JSON file (relative store paths resolve against its "
-        f"folder; default: ${STORES_CONFIG_ENV_VAR})",
+    logging.basicConfig(level=level, format="%(levelname)s %(message)s", force=True)
+    for name in ("httpx", "chromadb", "sentence_transformers", "transformers", "urllib3"):
+        logging.getLogger(name).setLevel(max(level, logging.WARNING))
+    return logging.getLogger("klea-retrieve")
+
+
+@app.command(help=_HELP)
+def retrieve(
+    query: Annotated[str, typer.Argument(help="The question.", show_default=False)],
+    stores_config: Annotated[
+        Path | None,
+        typer.Option(
+            "--stores-config",
+            metavar="FILE",
+            help="Stores configuration JSON (relative store paths resolve against its folder).",
+        ),
+    ] = None,
+    store: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--store",
+            metavar="COLLECTION=URI",
+            help="A vector store, e.g. papers=chroma:stores/chroma (repeatable).",
+        ),
+    ] = None,
+    bm25_store: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bm25-store",
+            metavar="PATH",
+            help="A BM25 corpus file, or fts5:INDEX.sqlite (repeatable).",
+        ),
+    ] = None,
+    domain: Annotated[
+        list[str] | None, typer.Option("--domain", help="Domain to search (repeatable).")
+    ] = None,
+    filter_text: Annotated[
+        str | None,
+        typer.Option("--filter", metavar="JSON", help='Metadata filter, e.g. {"year": 2021}.'),
+    ] = None,
+    top_k: Annotated[int, typer.Option("-k", "--top-k", min=1, help="Results per store.")] = 5,
+    rerank: Annotated[
+        str | None, typer.Option("--rerank", metavar="MODEL", help="Cross-encoder to re-rank with.")
+    ] = None,
+    embedding_model: Annotated[
+        str, typer.Option("--embedding-model", help="Embedding model, provider:model.")
+    ] = DEFAULT_EMBEDDING_MODEL,
+    max_chars: Annotated[
+        int, typer.Option("--max-chars", min=1, help="Character budget of the output.")
+    ] = DEFAULT_MAX_CHARS,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+    verbose: Annotated[
+        int, typer.Option("-v", "--verbose", count=True, help="More log output (-vv: debug).")
+    ] = 0,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only errors.")] = False,
+    old_stores: Annotated[Path | None, typer.Option("--stores", hidden=True)] = None,
+    old_k: Annotated[int | None, typer.Option("--k", min=1, hidden=True)] = None,
+    old_model: Annotated[str | None, typer.Option("--model", hidden=True)] = None,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    logger = _configure_logging(verbose, quiet)
+    args = SimpleNamespace(
+        query=query,
+        stores_config=stores_config or old_stores,
+        store=store or [],
+        bm25_store=bm25_store or [],
+        domain=domain or None,
+        filter=_filter(filter_text),
+        k=old_k or top_k,
+        rerank=rerank,
+        embedding_model=old_model or embedding_model,
+        max_chars=max_chars,
+        json=as_json,
     )
-    parser.add_argument(
-        "--store",
-        action="append",
-        default=[],
-        metavar="COLLECTION=URI",
-        help="a vector store, e.g. papers=chroma:stores/chroma (repeatable)",
+    from klea_utils.stores._retrieval.store_args import StoreArgsError
+    from klea_utils.stores.exceptions import (
+        KleaStoresError,
+        MetadataFilterError,
+        StoreConfigError,
     )
-    parser.add_argument(
-        "--bm25-store",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="a BM25 corpus file or fts5:INDEX.sqlite (repeatable)",
-    )
-    parser.add_argument("--domain", action="append", help="domain to search (repeatable)")
-    parser.add_argument("--filter", type=_filter, help='metadata filter, e.g. {"year": 2021}')
-    parser.add_argument(
-        "-k", "--top-k", "--k", dest="k", type=_positive_int, default=5, help="results per store"
-    )
-    parser.add_argument("--rerank", metavar="MODEL", help="cross-encoder model to re-rank with")
-    parser.add_argument(
-        "--embedding-model", default=DEFAULT_EMBEDDING_MODEL, help="provider:model spec"
-    )
-    parser.add_argument("--max-chars", type=_positive_int, default=DEFAULT_MAX_CHARS)
-    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
-    parser.add_argument("query", help="the query text")
-    return parser
+
+    try:
+        text = run(args, logger)
+    except (StoreArgsError, StoreConfigError, MetadataFilterError, FileNotFoundError) as exc:
+        typer.echo(f"klea-retrieve: error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except (KleaStoresError, OSError) as exc:
+        typer.echo(f"klea-retrieve: error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(text)
 
 
 def _as_json(material: dict[str, list[tuple[Document, float]]]) -> str:
@@ -114,12 +199,14 @@ def _as_json(material: dict[str, list[tuple[Document, float]]]) -> str:
     return json.dumps(out, indent=2, ensure_ascii=False, default=str)
 
 
-def run(args: argparse.Namespace, logger: logging.Logger) -> str:
+def run(args: Any, logger: logging.Logger) -> str:
     """Run the retrieval pipeline for parsed ``args`` and return the text to print.
 
     Every store is opened before the query runs, so a wrong path or model fails here;
     a leg that fails at query time is reported on the logger and left out.
     """
+    from klea_utils.stores._retrieval.store_args import retriever_config_from_args
+
     config = retriever_config_from_args(
         args.stores_config, args.store, args.bm25_store, domains=args.domain
     )
@@ -149,17 +236,12 @@ def run(args: argparse.Namespace, logger: logging.Logger) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Console entry point; returns the exit status (2 for bad input)."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
-    logger = logging.getLogger("klea-retrieve")
+    """Console entry point; returns the exit status (0 ok, 1 failed, 2 usage error)."""
     try:
-        text = run(args, logger)
-    except (KleaStoresError, OSError) as exc:
-        print(f"klea-retrieve: error: {exc}", file=sys.stderr)
-        return 2
-    print(text)
+        app(args=list(argv) if argv is not None else None, prog_name="klea-retrieve")
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
     return 0
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from sci_etl_core.cli._cmd_backfill import backfill_command
@@ -20,8 +22,25 @@ a broken store, a model that cannot load), 2 when the command line is wrong (a b
 option value or a malformed query).
 
 Store paths can also come from the environment: SCI_ETL_SEARCH_DB for --db,
-SCI_ETL_SEARCH_VECTORS for --vectors, SCI_ETL_SEARCH_MODEL for --model.
+SCI_ETL_SEARCH_VECTORS for --vectors, SCI_ETL_SEARCH_MODEL for --embedding-model.
 """
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"sci-etl-search {version('sci-etl-search')}")
+        raise typer.Exit()
+
+
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Index scholarly records and search them by Boolean query, by meaning, or both."""
 
 
 def build_app() -> typer.Typer:
@@ -35,6 +54,7 @@ def build_app() -> typer.Typer:
         rich_markup_mode=None,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
+    app.callback()(_main)
     app.command("index")(index_command)
     app.command("search")(search_command)
     app.command("facets")(facets_command)

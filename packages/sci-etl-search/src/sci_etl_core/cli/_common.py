@@ -47,6 +47,7 @@ VectorsOption = Annotated[
 ModelOption = Annotated[
     str | None,
     typer.Option(
+        "--embedding-model",
         "--model",
         help=(
             "The sentence-transformers model name or folder; use the model the vector "

@@ -9,7 +9,7 @@ from typing import Any
 
 from klea_utils.stores._retrieval.store_uri import StoreURI
 from klea_utils.stores.config import RetrieverConfig, StoreInfo
-from klea_utils.stores.embedding_models import load_embeddings
+from klea_utils.stores.embedding_models import load_query_embeddings
 from klea_utils.stores.filters import translate_metadata_filter
 from klea_utils.stores.retrieval.base import BaseKleaRetriever
 from klea_utils.stores.utils import instantiate_vector_store
@@ -62,10 +62,14 @@ class VSRetriever(BaseKleaRetriever):
         self._setup_lock = threading.Lock()
 
     def setup(self) -> None:
-        """Initialise the embedding model (once; later calls are no-ops)."""
+        """Initialise the query embedding model (once; later calls are no-ops).
+
+        The packaged MiniLM runs through onnxruntime when its ONNX export exists (see
+        :func:`klea_utils.stores.embedding_models.load_query_embeddings`).
+        """
         with self._setup_lock:
             if self.embeddings is None:
-                self.embeddings = load_embeddings(self.embedding_model)
+                self.embeddings = load_query_embeddings(self.embedding_model)
 
     def _stores_of(self, domain_name: str) -> Sequence[StoreInfo]:
         return self.config.domains[domain_name].vector_stores
