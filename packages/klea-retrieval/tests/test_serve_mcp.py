@@ -6,6 +6,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 from retrieval_support import corpus_documents, write_corpus_pickle, write_fts5_index
@@ -34,13 +35,16 @@ def stores_config(tmp_path_factory) -> Path:
     return path
 
 
-async def _session(stores_config: Path, calls: list[tuple[str, dict]]) -> tuple[list, list]:
+async def _session(
+    stores_config: Path, calls: list[tuple[str, dict]], errlog: TextIO
+) -> tuple[list, list]:
     from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
     params = StdioServerParameters(
         command=KLEA_SERVE, args=["--mcp", "--stores-config", str(stores_config)]
     )
-    async with Client(params, read_timeout_seconds=120) as client:
+    async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=300) as client:
         tools = (await client.list_tools()).tools
         results = [await client.call_tool(name, args) for name, args in calls]
     return tools, results
@@ -59,7 +63,14 @@ def session(stores_config):
         ("retrieve", {"query": "x", "k": 0}),
         ("search", {"query": "x", "filters": {"year_from": 2020, "year_to": 2000}}),
     ]
-    tools, results = asyncio.run(_session(stores_config, calls))
+    log = stores_config.with_name("server.log")
+    with log.open("w+", encoding="utf-8") as errlog:
+        try:
+            tools, results = asyncio.run(_session(stores_config, calls, errlog))
+        except Exception as exc:  # say what the server printed, not only the client's view
+            errlog.seek(0)
+            raise AssertionError(f"MCP session failed: {exc!r}\nserver: {errlog.read()}") from exc
+    assert "klea-serve: MCP on stdio" in log.read_text(encoding="utf-8")
     return {t.name: t for t in tools}, results
 
 
