@@ -223,3 +223,16 @@ def test_a_failing_store_degrades_with_a_note(stores):
         missing = http.get("/api/search", params={"q": "golgi"})
         assert missing.status_code == 404
         assert "--fts5-index" in missing.text
+
+
+def test_an_unreadable_search_index_answers_503(stores, fake_embeddings, tmp_path):
+    broken = tmp_path / "broken.sqlite"
+    broken.write_bytes(b"this is not a database" * 100)
+    with (
+        _serve(stores.bm25_config, broken, None, fake_embeddings) as running,
+        httpx.Client(base_url=running.url, timeout=30) as http,
+    ):
+        response = http.get("/api/search", params={"q": "golgi"})
+        assert response.status_code == 503
+        assert response.json()["detail"].startswith("SearchStoreError: ")
+        assert http.post("/api/retrieve", json={"query": "golgi"}).status_code == 200

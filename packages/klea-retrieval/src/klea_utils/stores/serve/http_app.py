@@ -3,7 +3,8 @@
 - ``/api/retrieve``, ``/api/search``, ``/api/documents/{file_name}``, ``/api/facets``,
   ``/api/graph`` and ``/api/health``: the service's operations as JSON. Bad input is a
   4xx whose ``detail`` says what was wrong (422 for parameters that fail validation, 400
-  for values the service rejects, 404 for an unknown paper).
+  for values the service rejects, 404 for an unknown paper); a store that cannot be read
+  answers 503 naming the error.
 - ``/api/openapi.json`` and ``/api/docs`` (a self-contained page, no CDN).
 - ``/``: the search page (static HTML, CSS and a small vanilla script).
 - ``/mcp``: the MCP streamable HTTP transport, the same tools as ``klea-serve --mcp``.
@@ -18,12 +19,14 @@ from collections.abc import AsyncIterator
 from importlib import resources
 from typing import Annotated, Any, Literal
 
-from fastapi import FastAPI, HTTPException, Query
+from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from klea_utils.stores.exceptions import KleaStoresError
 from klea_utils.stores.serve.mcp_tools import SearchFilterArgs, build_mcp_server, filter_model
 from klea_utils.stores.serve.service import MAX_K, DocumentNotFoundError, KleaService
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, ConfigDict, Field, create_model
+from sci_etl_core.exceptions import SearchError
 from starlette.routing import Route
 
 __all__ = ["build_app"]
@@ -98,6 +101,13 @@ def build_app(service: KleaService, *, host: str = "127.0.0.1", port: int = 8765
         openapi_url="/api/openapi.json",
         lifespan=lifespan,
     )
+
+    @app.exception_handler(SearchError)
+    @app.exception_handler(KleaStoresError)
+    async def store_failed(_: Request, exc: Exception) -> JSONResponse:
+        # A store that cannot be read is the server's trouble, not the request's.
+        return JSONResponse({"detail": f"{type(exc).__name__}: {exc}"}, status_code=503)
+
     RetrieveFilter = filter_model(service)  # noqa: N806 - a class built at run time
     RetrieveRequest = create_model(  # noqa: N806
         "RetrieveRequest",
