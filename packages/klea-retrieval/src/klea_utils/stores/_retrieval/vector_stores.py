@@ -78,7 +78,7 @@ def _qdrant(location: str, name: str, embeddings: Embeddings) -> Any:
     import_extra("langchain_qdrant", feature="The Qdrant backend", extra="qdrant")
     from klea_utils.stores._retrieval import qdrant as _qdrant
 
-    if location.startswith(("http://", "https://")):
+    if StoreURI("qdrant", location).is_remote:
         from qdrant_client import QdrantClient
 
         client = QdrantClient(url=location)
