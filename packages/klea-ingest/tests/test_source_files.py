@@ -127,3 +127,26 @@ def test_organise_copies_are_skipped_so_names_stay_unique(tmp_path: Path) -> Non
     assert find_unique_source_files(tmp_path) == sorted([*wanted, own])
     (tmp_path / "a.md").unlink()  # the original is gone: its organised copy stands in
     assert find_source_files(tmp_path) == sorted([tmp_path / "no-ocr" / "a.md", own, wanted[1]])
+
+
+def test_extension_table_is_doclings() -> None:
+    from docling.datamodel.base_models import FormatToExtensions
+
+    live = {ext.lower() for exts in FormatToExtensions.values() for ext in exts}
+    assert supported_extensions() == live
+
+
+def test_listing_and_linting_import_no_docling_or_torch() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pathlib, tempfile\n"
+        "from klea_utils.stores import cli, map_lint, metadata_map, precheck\n"
+        "from klea_utils.stores.source_files import find_source_files\n"
+        "find_source_files(pathlib.Path(tempfile.mkdtemp()))\n"
+        "print(sorted(m for m in ('docling', 'torch', 'langchain_core', 'transformers') "
+        "if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -27,17 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.atomic import atomic_write_json
+from klea_utils.stores._retrieval.layout import CACHE_DIR_NAME, TEMPLATE_FILE_NAME
+from klea_utils.stores._retrieval.person_names import expand_person_names
+from klea_utils.stores._retrieval.text import normalize_text
 from klea_utils.stores.ingest_exceptions import MetadataMapError
 from klea_utils.stores.metadata import (
     MACHINE_SET_METADATA_KEYS,
     PERSON_NAME_FILTER_FIELDS,
     STORE_DROPPED_METADATA_KEYS,
-)
-from klea_utils.stores.utils import (
-    CACHE_DIR_NAME,
-    TEMPLATE_FILE_NAME,
-    expand_person_names,
-    normalize_text,
 )
 
 __all__ = [

@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Iterable
-from functools import lru_cache
 from pathlib import Path
 
 from klea_utils.stores._ingest.source_walk import display_path, unusable_reason, walk_candidates
@@ -18,6 +17,7 @@ from klea_utils.stores.ingest_exceptions import SourceLayoutError
 __all__ = [
     "CACHE_DIR_NAME",
     "CHROMA_DB_FILE_NAME",
+    "DOCLING_EXTENSIONS",
     "ORGANISE_DIR_NAMES",
     "check_unique_names",
     "find_source_files",
@@ -29,16 +29,105 @@ CHROMA_DB_FILE_NAME = "chroma.sqlite3"
 """A folder holding this file is a Chroma store, never a source of documents."""
 
 
-@lru_cache(maxsize=1)
+DOCLING_EXTENSIONS = frozenset(
+    {
+        "aac",
+        "adoc",
+        "afp",
+        "asc",
+        "asciidoc",
+        "avi",
+        "bmp",
+        "boxnote",
+        "csv",
+        "dclg",
+        "dclg.xml",
+        "dclx",
+        "doc",
+        "docm",
+        "docx",
+        "dot",
+        "dotm",
+        "dotx",
+        "ebc",
+        "ebcdic",
+        "eml",
+        "epub",
+        "flac",
+        "gif",
+        "htm",
+        "html",
+        "jpeg",
+        "jpg",
+        "json",
+        "key",
+        "latex",
+        "m4a",
+        "markdown",
+        "md",
+        "mht",
+        "mhtml",
+        "mkv",
+        "mov",
+        "mp3",
+        "mp4",
+        "msg",
+        "numbers",
+        "nxml",
+        "odp",
+        "ods",
+        "odt",
+        "ogg",
+        "otp",
+        "ots",
+        "ott",
+        "pages",
+        "pdf",
+        "png",
+        "pot",
+        "potm",
+        "potx",
+        "pps",
+        "ppsm",
+        "ppsx",
+        "ppt",
+        "pptm",
+        "pptx",
+        "qmd",
+        "rmd",
+        "rtf",
+        "tar.gz",
+        "tex",
+        "text",
+        "tif",
+        "tiff",
+        "txt",
+        "vtt",
+        "wav",
+        "webm",
+        "webp",
+        "xbrl",
+        "xhtml",
+        "xls",
+        "xlsm",
+        "xlsx",
+        "xlt",
+        "xltm",
+        "xltx",
+        "xml",
+    }
+)
+"""Docling's ``FormatToExtensions``, written out so that listing files imports no Docling
+(which loads torch); a test keeps it equal to the installed Docling's."""
+
+
 def supported_extensions() -> frozenset[str]:
     """Return every file extension (lower case, no dot) Docling can convert.
 
-    Taken from Docling's ``FormatToExtensions``; multi-part extensions such as
-    ``tar.gz`` are kept whole.
+    :data:`DOCLING_EXTENSIONS`, Docling's ``FormatToExtensions``; multi-part extensions
+    such as ``tar.gz`` are kept whole.
     """
-    from docling.datamodel.base_models import FormatToExtensions
-
-    return frozenset(ext.lower() for exts in FormatToExtensions.values() for ext in exts)
+    return DOCLING_EXTENSIONS
 
 
 def _matches(path: Path, extensions: frozenset[str]) -> bool:

@@ -56,6 +56,8 @@ error (a bad option, filter, domain or store path).
 app = typer.Typer(
     name="klea-retrieve",
     add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 

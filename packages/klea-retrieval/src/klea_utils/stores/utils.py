@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-import re
-import unicodedata
 from pathlib import Path
 
 from klea_utils.stores._retrieval.config_files import (
@@ -39,6 +37,7 @@ from klea_utils.stores._retrieval.rerank import (
     load_cross_encoder,
     rerank_by_recency,
 )
+from klea_utils.stores._retrieval.text import normalize_text
 from klea_utils.stores._retrieval.vector_stores import (
     CHROMA_HNSW_SPACE,
     check_store_target,
@@ -76,20 +75,6 @@ __all__ = [
     "serialize_reference_material",
     "truncate_reference_material",
 ]
-
-# Characters that carry no text: soft hyphen, zero-width space/joiners, word joiner, BOM.
-_INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")
-
-
-def normalize_text(text: str) -> str:
-    """Normalise free text for consistent indexing and retrieval.
-
-    Soft hyphens and zero-width characters are removed, then NFKC compatibility
-    composition folds ligatures (``\\ufb01`` -> ``fi``), full-width forms, superscripts,
-    no-break and typographic spaces, and the non-breaking hyphen. Em and en dashes are
-    kept unchanged.
-    """
-    return unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
 
 
 def find_source_files(

@@ -1,0 +1,169 @@
+"""Start-up benchmark: how long each command takes from launch to answer, and its memory.
+
+Run with ``uv run --frozen python scripts/bench/startup.py``. It builds the demo stores
+from ``examples/corpus/papers`` once (Chroma + BM25 corpus + FTS5 index, in
+``scripts/bench/.cache/startup/``; ``klea-stores-create build`` also exports the query
+model to ONNX), then times each command as a fresh process, best of ``--repeat`` runs,
+with its peak RSS:
+
+- ``klea-retrieve`` one question over the demo stores, today's path (sentence-transformers
+  and torch for the query, ``KLEA_ONNX_QUERIES=0``) against the new one (the ONNX export
+  through onnxruntime); target >= 5x faster end to end;
+- ``klea-retrieve`` over the BM25 and FTS5 stores only (no model); target < 2 s;
+- ``--help`` of every command (target < 1 s), ``map-lint`` and ``pre-check`` (< 2 s).
+
+It prints a Markdown table for ``docs/benchmarks.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "examples" / "corpus" / "papers"
+BIN = Path(sys.executable).parent
+QUESTION = "What is the likely range of equilibrium climate sensitivity?"
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The best wall-clock time and the peak RSS of one command over its runs."""
+
+    label: str
+    seconds: float
+    max_rss_mb: float
+    target: str
+
+
+def _run_once(argv: list[str], env: dict[str, str], ok: tuple[int, ...]) -> tuple[float, float]:
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in ok:
+        raise SystemExit(f"{' '.join(argv)} exited {proc.returncode}:\n{err[-2000:]}")
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def measure(
+    label: str, argv: list[str], target: str, repeat: int, ok: tuple[int, ...] = (0,), **env: str
+) -> Timing:
+    """Run ``argv`` ``repeat`` times as a fresh process; keep the fastest run."""
+    full_env = {**os.environ, "KLEA_DOI_LOOKUP": "0", "HF_HUB_OFFLINE": "1", **env}
+    runs = [_run_once(argv, full_env, ok) for _ in range(repeat)]
+    seconds, rss = min(runs)
+    print(f"  {label}: {seconds:.2f} s, {rss:.0f} MB", file=sys.stderr)
+    return Timing(label, seconds, rss, target)
+
+
+def build_stores(work: Path) -> dict[str, Path]:
+    """Build (once) the demo stores from the sample corpus."""
+    stores = {
+        "chroma": work / "chroma",
+        "bm25": work / "papers.bm25",
+        "fts5": work / "papers.sqlite",
+    }
+    if all(p.exists() for p in stores.values()):
+        return stores
+    source = work / "papers"
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(CORPUS, source)
+    command = [
+        str(BIN / "klea-stores-create"),
+        "build",
+        str(source),
+        "--store",
+        f"chroma:{stores['chroma']}",
+        "--collection",
+        "papers",
+        "--bm25-store",
+        str(stores["bm25"]),
+        "--fts5-store",
+        str(stores["fts5"]),
+        "--max-tokens",
+        "256",
+    ]
+    print("building the demo stores (once) ...", file=sys.stderr)
+    subprocess.run(command, check=True, env={**os.environ, "KLEA_DOI_LOOKUP": "0"})
+    return stores
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per command (best kept)")
+    parser.add_argument(
+        "--work", type=Path, default=ROOT / "scripts" / "bench" / ".cache" / "startup"
+    )
+    args = parser.parse_args()
+    stores = build_stores(args.work)
+    retrieve = [
+        str(BIN / "klea-retrieve"),
+        "--store",
+        f"papers=chroma:{stores['chroma']}",
+        "--bm25-store",
+        str(stores["bm25"]),
+        "--bm25-store",
+        f"fts5:{stores['fts5']}",
+        "-k",
+        "3",
+        QUESTION,
+    ]
+    lexical = [
+        str(BIN / "klea-retrieve"),
+        "--bm25-store",
+        str(stores["bm25"]),
+        "--bm25-store",
+        f"fts5:{stores['fts5']}",
+        "-k",
+        "3",
+        QUESTION,
+    ]
+    r = args.repeat
+    before = measure(
+        "klea-retrieve, vector + BM25 + FTS5, today's path (torch)",
+        retrieve,
+        "",
+        r,
+        KLEA_ONNX_QUERIES="0",
+    )
+    after = measure("klea-retrieve, vector + BM25 + FTS5, ONNX query model", retrieve, ">= 5x", r)
+    rows = [
+        before,
+        after,
+        measure("klea-retrieve, BM25 + FTS5 only", lexical, "< 2 s", r),
+    ]
+    for command in ("klea-retrieve", "klea-stores-create", "sci-etl-search", "klea-serve"):
+        if (BIN / command).exists():
+            rows.append(measure(f"{command} --help", [str(BIN / command), "--help"], "< 1 s", r))
+    source = args.work / "papers"
+    create = str(BIN / "klea-stores-create")
+    lint = [create, "map-lint", str(source)]  # exit 1: the extracted metadata has gaps
+    rows.append(measure("klea-stores-create map-lint", lint, "< 2 s", r, ok=(0, 1)))
+    rows.append(
+        measure("klea-stores-create pre-check", [create, "pre-check", str(CORPUS)], "< 2 s", r)
+    )
+    load = os.getloadavg()[0]
+    print(f"\nOn {os.cpu_count()} CPU(s), best of {r} runs; load average {load:.1f}.\n")
+    print("| command | wall clock | peak RSS | target |")
+    print("|---|---:|---:|---|")
+    for row in rows:
+        print(f"| {row.label} | {row.seconds:.2f} s | {row.max_rss_mb:.0f} MB | {row.target} |")
+    ratio = before.seconds / after.seconds
+    print(
+        f"\nklea-retrieve one query: {ratio:.1f}x faster than today's path "
+        f"({before.seconds:.2f} s -> {after.seconds:.2f} s), "
+        f"{before.max_rss_mb / after.max_rss_mb:.1f}x less memory."
+    )
+
+
+if __name__ == "__main__":
+    main()
