@@ -17,11 +17,15 @@ It prints a Markdown table for ``docs/benchmarks.md``.
 
 from __future__ import annotations
 
+import sys
+
+if sys.path and sys.path[0].rstrip("/").endswith("bench"):
+    sys.path.pop(0)  # scripts/bench/tokenize.py would shadow the standard library's tokenize
+
 import argparse
 import os
 import shutil
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path

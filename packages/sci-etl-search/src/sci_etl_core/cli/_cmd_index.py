@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from sci_etl_core.cli._records import InputRecord, read_records
+from sci_etl_core.cli._records import InputRecord, read_records, skipped_files
 from sci_etl_core.cli._runtime import EXIT_USAGE, err, fail, out, print_json, run_async
 from sci_etl_core.cli._stores import (
     load_embedder,
@@ -121,6 +121,21 @@ async def _index(
     return counts
 
 
+def _note_skipped(folder: Path) -> None:
+    """Say which files a folder index leaves out, and where PDFs and the like can go."""
+    skipped = skipped_files(folder)
+    if not skipped:
+        return
+    shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+    err.print(
+        f"note: skipped {len(skipped)} file(s) that are not .txt or .md: {shown}. To search "
+        "PDF, DOCX, HTML and the rest, index the folder with klea-stores-create build "
+        f"{folder} --fts5-store INDEX.sqlite ... and search that index with --db INDEX.sqlite",
+        markup=False,
+        highlight=False,
+    )
+
+
 def index_command(
     source: Annotated[
         Path,
@@ -218,6 +233,8 @@ def index_command(
         records = read_records(source)
     except (ValueError, OSError) as error:
         fail(str(error))
+    if source.is_dir():
+        _note_skipped(source)
     recorded = recorded_facet_keys(db)
     keys = tuple(sorted(set(facet_key))) if facet_key else (recorded or ())
     retag = recorded is not None and keys != recorded

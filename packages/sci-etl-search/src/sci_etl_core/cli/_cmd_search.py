@@ -147,6 +147,18 @@ def _print_facets(counts: FacetCounts) -> None:
             out.print(f"   {count:>6}  {highlight_markup(value, ())}", highlight=False)
 
 
+def any_words_query(text: str) -> str:
+    """The OR of ``text``'s words, each quoted: a question as a query any word matches.
+
+    Words are split as the FTS5 index splits them (``Unicode61Tokenizer``), repeated
+    words kept once; ``''`` when ``text`` has no words.
+    """
+    from sci_etl_core.search.tokenize import Unicode61Tokenizer
+
+    words = dict.fromkeys(t.text for t in Unicode61Tokenizer().tokens(text))
+    return " OR ".join(f'"{word}"' for word in words)
+
+
 def search_command(
     query: Annotated[
         str,
@@ -197,6 +209,16 @@ def search_command(
             case_sensitive=False,
         ),
     ] = Fusion.rrf,
+    any_words: Annotated[
+        bool,
+        typer.Option(
+            "--any",
+            help=(
+                "Read QUERY as a natural-language question: match any of its words "
+                "(their OR, each quoted), ranked by BM25, instead of the Boolean syntax."
+            ),
+        ),
+    ] = False,
     json_output: Annotated[
         bool,
         typer.Option(
@@ -215,6 +237,10 @@ def search_command(
     snippets with the query's words highlighted. A malformed query is printed with a
     caret under the fault, and the command exits with status 2.
     """
+    if any_words:
+        query = any_words_query(query)
+        if not query:
+            fail("--any: the question has no words to search for", EXIT_USAGE)
     filters = search_filters(filter_, range_)
     try:
         facet_keys = parse_facet_keys(facets)
@@ -250,7 +276,12 @@ def search_command(
         print_json(outcome_json(query, mode.value, outcome, counts))
         return
     if not outcome.hits:
-        err.print("no matching records", markup=False, highlight=False)
+        hint = (
+            ""
+            if any_words
+            else ("; to match any of the words of a question, ranked by BM25, add --any")
+        )
+        err.print(f"no matching records{hint}", markup=False, highlight=False)
     for rank, hit in enumerate(outcome.hits, start=1):
         _print_hit(rank, hit)
     if counts is not None:

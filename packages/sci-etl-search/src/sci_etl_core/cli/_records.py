@@ -158,6 +158,21 @@ def _read_folder(folder: Path) -> Iterator[tuple[str, InputRecord]]:
         yield _printable(str(path)), record
 
 
+def skipped_files(folder: Path) -> list[str]:
+    """Files under ``folder`` that a folder index leaves out (not ``.txt`` or ``.md``).
+
+    Hidden files and anything under a hidden folder (``.klea-cache``) are not listed.
+    Paths are relative to ``folder``, sorted.
+    """
+    return sorted(
+        _printable(path.relative_to(folder).as_posix())
+        for path in folder.rglob("*")
+        if path.is_file()
+        and path.suffix.lower() not in TEXT_SUFFIXES
+        and not any(part.startswith(".") for part in path.relative_to(folder).parts)
+    )
+
+
 def read_records(path: Path) -> list[InputRecord]:
     """Read every record of ``path``, a JSONL file or a folder of ``.txt``/``.md`` files.
 

@@ -1,0 +1,69 @@
+"""sci-etl-search search --any: a natural-language question searched by any of its words."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from sci_etl_core.cli._cmd_search import any_words_query
+from sci_etl_core.search import parse_query
+from search_cli_support import index_corpus, run_cli
+
+QUESTION = "What do rotation curves tell us about dwarf galaxies?"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    _, db = index_corpus(tmp_path_factory.mktemp("any"))
+    return db
+
+
+def test_a_question_finds_nothing_and_the_message_suggests_any(corpus: Path) -> None:
+    result = run_cli("search", QUESTION, "--db", corpus, "--mode", "lexical")
+    assert result.returncode == 0
+    assert result.stdout == ""
+    assert "add --any" in result.stderr
+
+
+def test_any_ranks_records_by_bm25_over_the_questions_words(corpus: Path) -> None:
+    result = run_cli("search", "--any", QUESTION, "--db", corpus, "--mode", "lexical", "--json")
+    assert result.returncode == 0, result.stderr
+    hits = json.loads(result.stdout)["hits"]
+    assert hits[0]["record_id"] == "dwarf-halos"
+
+
+def test_a_question_without_words_is_a_usage_error(corpus: Path) -> None:
+    result = run_cli("search", "--any", "?!", "--db", corpus)
+    assert result.returncode == 2
+    assert "no words" in result.stderr
+
+
+def test_the_any_query_quotes_each_word_once() -> None:
+    assert any_words_query('Is "NEAR" -dark AND (matter)? matter') == (
+        '"is" OR "near" OR "dark" OR "and" OR "matter"'
+    )
+
+
+@given(st.text(max_size=60))
+def test_any_query_always_parses(text: str) -> None:
+    query = any_words_query(text)
+    if query:
+        parse_query(query)
+
+
+def test_index_of_a_folder_names_the_files_it_skipped(tmp_path: Path) -> None:
+    folder = tmp_path / "papers"
+    (folder / ".klea-cache").mkdir(parents=True)
+    (folder / "a.md").write_text("# Dwarf galaxies\n\nRotation curves.\n", encoding="utf-8")
+    (folder / "b.pdf").write_bytes(b"%PDF-1.7")
+    (folder / "c.docx").write_bytes(b"PK")
+    (folder / ".klea-cache" / "x.json").write_text("{}", encoding="utf-8")
+    result = run_cli("index", folder, "--db", tmp_path / "p.db")
+    assert result.returncode == 0, result.stderr
+    assert "indexed 1 of 1 records" in result.stdout
+    assert "skipped 2 file(s) that are not .txt or .md: b.pdf, c.docx" in result.stderr
+    assert "--fts5-store" in result.stderr
+    assert "x.json" not in result.stderr

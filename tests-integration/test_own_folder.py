@@ -1,0 +1,110 @@
+"""From your own folder to answers, through the command lines only.
+
+A folder with a broken PDF, an organised pre-check (``ocr/`` and ``no-ocr/`` copies) and
+a second subfolder: ``build`` stores everything else and exits 0, naming the broken file;
+the ``klea-retrieve`` command it prints answers a question with the right file first; the
+stores configuration it writes, with relative paths, works from another folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+PAPERS = ROOT / "examples" / "corpus" / "papers"
+BIN = Path(sys.executable).parent
+ENV = {**os.environ, "KLEA_DOI_LOOKUP": "0", "HF_HUB_OFFLINE": "1", "COLUMNS": "200"}
+
+
+def _run(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / argv[0]), *argv[1:]],
+        cwd=cwd,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+
+def _first_file(out: str) -> str:
+    hits = next(iter(json.loads(out).values()))
+    return str(hits[0]["metadata"]["file_name"])
+
+
+def test_own_folder_from_build_to_answers(tmp_path: Path) -> None:
+    folder = tmp_path / "my-papers"
+    (folder / "second").mkdir(parents=True)
+    shutil.copy(PAPERS / "climate-sensitivity.pdf", folder)
+    shutil.copy(PAPERS / "crispr-off-target.md", folder)
+    shutil.copy(PAPERS / "dark-matter-dwarf-galaxies.md", folder / "second")
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog")
+
+    organised = _run("klea-stores-create", "pre-check", str(folder), "--organise", cwd=tmp_path)
+    assert organised.returncode == 0, organised.stderr
+    assert (folder / "no-ocr" / "second" / "dark-matter-dwarf-galaxies.md").is_file()
+
+    built = _run(
+        "klea-stores-create",
+        "build",
+        "my-papers",
+        "--store",
+        "chroma:stores/chroma",
+        "--collection",
+        "papers",
+        "--bm25-store",
+        "stores/papers.bm25",
+        "--fts5-store",
+        "stores/papers.sqlite",
+        "--max-tokens",
+        "256",
+        "--write-stores-config",
+        "stores/stores.json",
+        cwd=tmp_path,
+    )
+    assert built.returncode == 0, built.stderr
+    assert "Summary: 3 file(s) added" in built.stdout  # each paper once, the broken one not
+    failed = [line for line in built.stderr.splitlines() if "broken.pdf" in line]
+    assert failed == [line for line in failed if line.startswith("1 file(s) not stored: ")]
+    assert len(failed) == 1
+
+    lines = built.stdout.splitlines()
+    command = shlex.split(lines[lines.index("Query what you built:") + 1])
+    assert command[0] == "klea-retrieve"
+    question = "What is the likely range of equilibrium climate sensitivity?"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    answered = _run(*command[:-1], "--json", question, cwd=elsewhere)
+    assert answered.returncode == 0, answered.stderr
+    assert _first_file(answered.stdout) == "climate-sensitivity.pdf"
+
+    config = json.loads((tmp_path / "stores" / "stores.json").read_text())
+    assert config["domains"]["papers"]["bm25_stores"][0]["path"] == "papers.bm25"
+    crispr = "Which features predict off-target cleavage by Cas9?"
+    relative = _run(
+        "klea-retrieve", "--stores-config", "../stores/stores.json", "--json", crispr, cwd=elsewhere
+    )
+    assert relative.returncode == 0, relative.stderr
+    assert _first_file(relative.stdout) == "crispr-off-target.md"
+
+    lexical = _run(
+        "klea-retrieve",
+        "--bm25-store",
+        "fts5:../stores/papers.sqlite",
+        "--json",
+        "dwarf galaxies dark matter",
+        cwd=elsewhere,
+    )
+    assert lexical.returncode == 0, lexical.stderr
+    assert _first_file(lexical.stdout) == "dark-matter-dwarf-galaxies.md"
