@@ -1,4 +1,4 @@
-"""Benchmark: chunks per second through ``store_all`` vs plain ``add_documents``.
+"""Benchmark: chunks per second through ``StoresBuilder.store_all`` vs plain ``add_documents``.
 
 Both paths embed the same chunks with the packaged all-MiniLM-L6-v2 model into the same
 backend (a fresh collection each), in batches of ``--batch`` chunks. ``store_all`` adds the
@@ -16,10 +16,10 @@ import logging
 import tempfile
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 from klea_utils.stores.embedding_models import load_embeddings
-from klea_utils.stores.store_writer import _stored_docs, store_all
+from klea_utils.stores.ingestion import StoresBuilder
+from klea_utils.stores.store_writer import _stored_docs
 from klea_utils.stores.utils import instantiate_vector_store
 from langchain_core.documents import Document
 
@@ -90,16 +90,14 @@ def main() -> None:
             direct.add_documents(part, ids=[d.id for d in part])
         direct_s = time.perf_counter() - start
 
-        builder = SimpleNamespace(
-            embedding_model="huggingface:all-MiniLM-L6-v2",
-            logger=logger,
+        builder = StoresBuilder(
+            "huggingface:all-MiniLM-L6-v2",
+            logger,
             embed_batch_size=args.batch,
-            store_dir=None,
             embeddings=embeddings,
-            metadata_map_path=None,
         )
         start = time.perf_counter()
-        store_all(builder, iter(results), uri, "viastore", source, bm25_path=str(root / "c.bm25"))
+        builder.store_all(iter(results), uri, "viastore", source, bm25_path=str(root / "c.bm25"))
         store_s = time.perf_counter() - start
 
     print(f"backend={args.backend} chunks={total} files={args.files} batch={args.batch}")

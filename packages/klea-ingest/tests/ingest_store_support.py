@@ -114,8 +114,8 @@ def s2_body(title: str, authors: list[str], year: int, journal: str) -> Any:
 import hashlib  # noqa: E402
 import logging  # noqa: E402
 from pathlib import Path  # noqa: E402
-from types import SimpleNamespace  # noqa: E402
 
+from klea_utils.stores.ingestion import StoresBuilder  # noqa: E402
 from langchain_core.documents import Document  # noqa: E402
 from langchain_core.embeddings import Embeddings  # noqa: E402
 
@@ -144,15 +144,13 @@ def minilm() -> Embeddings:
     return load_embeddings("huggingface:all-MiniLM-L6-v2", device="cpu")
 
 
-def make_builder(embeddings: Embeddings, batch: int = 4) -> SimpleNamespace:
-    """The attributes of a ``StoresBuilder`` the store phase uses."""
-    return SimpleNamespace(
-        embedding_model="huggingface:all-MiniLM-L6-v2",
-        logger=logging.getLogger("klea-test-store"),
+def make_builder(embeddings: Embeddings, batch: int = 4) -> StoresBuilder:
+    """A ``StoresBuilder`` whose store phase embeds with ``embeddings``."""
+    return StoresBuilder(
+        "huggingface:all-MiniLM-L6-v2",
+        logging.getLogger("klea-test-store"),
         embed_batch_size=batch,
-        store_dir=None,
         embeddings=embeddings,
-        metadata_map_path=None,
     )
 
 

@@ -19,7 +19,6 @@ from ingest_corpus import (
 )
 from ingest_store_support import query_store
 from klea_utils.stores.ingestion import StoresBuilder
-from klea_utils.stores.store_writer import build
 
 pytestmark = pytest.mark.slow
 MODEL = "huggingface:all-MiniLM-L6-v2"
@@ -73,19 +72,19 @@ def _check(store_uri: str, collection: str, summary) -> None:
         assert "_sources" not in hit.metadata
 
 
-def test_build_chroma_qdrant_pgvector(corpus: Path, tmp_path: Path, pg_url: str) -> None:
-    uris = [
-        f"chroma:{tmp_path / 'chroma'}",
-        f"qdrant:{tmp_path / 'qdrant'}",
-        f"pgvector:{pg_url}",
-    ]
-    for uri in uris:
-        summary = build(
-            _builder(), corpus, uri, "papers", bm25_path=str(tmp_path / f"{uri[:6]}.bm25")
-        )
-        _check(uri, "papers", summary)
-        again = build(
-            _builder(), corpus, uri, "papers", bm25_path=str(tmp_path / f"{uri[:6]}.bm25")
-        )
-        assert again.chunks_added == 0
-        assert again.files_skipped == summary.files_added
+@pytest.fixture(params=["chroma", "qdrant", "pgvector"])
+def store_uri(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """One backend per test, so a failing backend does not hide the others."""
+    if request.param == "pgvector":
+        return f"pgvector:{request.getfixturevalue('pg_url')}"
+    return f"{request.param}:{tmp_path / request.param}"
+
+
+def test_build_then_rebuild_skips_everything(corpus: Path, tmp_path: Path, store_uri: str) -> None:
+    builder = _builder()
+    bm25 = str(tmp_path / "papers.bm25")
+    summary = builder.build(str(corpus), store_uri, "papers", bm25_path=bm25)
+    _check(store_uri, "papers", summary)
+    again = builder.build(str(corpus), store_uri, "papers", bm25_path=bm25)
+    assert again.chunks_added == 0
+    assert again.files_skipped == summary.files_added

@@ -17,7 +17,6 @@ from klea_utils.stores.cli import app
 from klea_utils.stores.ingest_exceptions import MetadataMapError
 from klea_utils.stores.ingestion import StoresBuilder
 from klea_utils.stores.metadata_map import template_path, write_heading_template
-from klea_utils.stores.store_writer import load_and_fold_results
 from typer.testing import CliRunner
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("offline")]
@@ -58,17 +57,17 @@ def test_the_failure_is_recorded_with_its_reason(chunked: Path) -> None:
 def test_template_and_explicit_maps_do_not_need_the_failed_file(
     chunked: Path, tmp_path: Path
 ) -> None:
-    results = load_and_fold_results(_builder(), chunked)  # the template
+    results = _builder()._load_and_fold_results(chunked)  # the template
     assert sorted(Path(p).name for _, _, p in results) == ["glia.md", "neurons.md"]
     assert [p.name for p in results.missing] == ["broken.pdf"]
     explicit = tmp_path / "map.json"
     template = json.loads(template_path(chunked).read_text())
     explicit.write_text(json.dumps(template))
-    load_and_fold_results(_builder(), chunked, explicit)  # no error
+    _builder()._load_and_fold_results(chunked, explicit)  # no error
     del template["glia.md"]
     explicit.write_text(json.dumps(template))
     with pytest.raises(MetadataMapError, match=r"no entry for source file\(s\) 'glia.md'; "):
-        load_and_fold_results(_builder(), chunked, explicit)
+        _builder()._load_and_fold_results(chunked, explicit)
 
 
 def test_store_exits_0_with_one_summary_line_and_1_under_strict(

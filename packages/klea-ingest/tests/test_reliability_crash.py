@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from ingest_store_support import make_builder, write_source
 from klea_utils.stores.retrieval.bm25 import read_corpus
-from klea_utils.stores.store_writer import store_all
 from klea_utils.stores.utils import instantiate_vector_store
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
@@ -30,7 +29,6 @@ import sys, time
 sys.path.insert(0, {tests!r})
 from pathlib import Path
 from ingest_store_support import make_builder, write_source
-from klea_utils.stores.store_writer import store_all
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
 class Slow(DeterministicFakeEmbedding):
@@ -41,7 +39,7 @@ class Slow(DeterministicFakeEmbedding):
 source, uri, bm25, fts5 = (Path(a) for a in sys.argv[1:5])
 texts = {{n: [f"{{n}} chunk {{j}} text" for j in range(3)] for n in {files!r}}}
 results = [write_source(source, n, t) for n, t in texts.items()]
-store_all(make_builder(Slow(size=16), batch=2), iter(results), f"chroma:{{uri}}", "papers",
+make_builder(Slow(size=16), batch=2).store_all(iter(results), f"chroma:{{uri}}", "papers",
           source, force=True, bm25_path=str(bm25), fts5_path=str(fts5))
 """
 
@@ -79,7 +77,7 @@ def test_killed_forced_build_then_plain_reruns_converge(tmp_path: Path) -> None:
     uri = f"chroma:{store}"
     builder = make_builder(DeterministicFakeEmbedding(size=16), batch=2)
     kw = {"bm25_path": str(bm25), "fts5_path": str(fts5)}
-    store_all(builder, iter(_results(source, [*_FILES, "gone.md"])), uri, "papers", source, **kw)
+    builder.store_all(iter(_results(source, [*_FILES, "gone.md"])), uri, "papers", source, **kw)
     (source / "gone.md").unlink()
 
     script = tmp_path / "forced.py"
@@ -101,8 +99,8 @@ def test_killed_forced_build_then_plain_reruns_converge(tmp_path: Path) -> None:
     assert list(tmp_path.glob(".c.bm25.*.tmp"))  # what the kill leaves behind
 
     for _ in range(2):  # plain re-runs
-        store_all(builder, iter(_results(source, _FILES)), uri, "papers", source, **kw)
-        chroma = instantiate_vector_store(uri, "papers", builder.embeddings, builder.logger)
+        builder.store_all(iter(_results(source, _FILES)), uri, "papers", source, **kw)
+        chroma = instantiate_vector_store(uri, "papers", builder.writer.embeddings, builder.logger)
         collection = set(chroma.get()["ids"])
         assert collection == {f"{n}:{j}" for n in _FILES for j in range(3)}
         assert {d.id for d in read_corpus(bm25)} == collection

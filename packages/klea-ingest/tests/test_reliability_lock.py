@@ -12,7 +12,6 @@ import pytest
 from ingest_store_support import make_builder, write_source
 from klea_utils.stores.cli import app
 from klea_utils.stores.ingest_exceptions import CollectionBusyError
-from klea_utils.stores.store_writer import store_all
 from langchain_core.embeddings import DeterministicFakeEmbedding
 from typer.testing import CliRunner
 
@@ -32,12 +31,12 @@ def test_second_run_of_a_collection_is_refused(tmp_path: Path) -> None:
     fd = _held_lock(lock)
     try:
         with pytest.raises(CollectionBusyError, match=r"papers.*another run.*papers\.lock"):
-            store_all(builder, iter(results), uri, "papers", source)
+            builder.store_all(iter(results), uri, "papers", source)
         # another collection of the same folder is not held up
-        assert store_all(builder, iter(results), uri, "other", source).files_added == 1
+        assert builder.store_all(iter(results), uri, "other", source).files_added == 1
     finally:
         os.close(fd)
-    assert store_all(builder, iter(results), uri, "papers", source).files_added == 1
+    assert builder.store_all(iter(results), uri, "papers", source).files_added == 1
 
 
 def test_cli_says_so_in_one_line(tmp_path: Path) -> None:

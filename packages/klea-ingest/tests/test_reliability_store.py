@@ -14,7 +14,6 @@ import pytest
 from chromadb.api.client import SharedSystemClient
 from ingest_store_support import make_builder, write_source
 from klea_utils.stores.retrieval.bm25 import read_corpus
-from klea_utils.stores.store_writer import store_all
 from klea_utils.stores.utils import instantiate_vector_store
 from langchain_core.embeddings import DeterministicFakeEmbedding
 
@@ -36,7 +35,7 @@ def _results(source: Path, a_chunks: int = 3, tag: str = "a") -> list:
 
 
 def _contents(uri: str, builder) -> dict[str, str]:
-    store = instantiate_vector_store(uri, "papers", builder.embeddings, builder.logger)
+    store = instantiate_vector_store(uri, "papers", builder.writer.embeddings, builder.logger)
     got = store.get()
     return dict(zip(got["ids"], got["documents"], strict=True))
 
@@ -44,24 +43,24 @@ def _contents(uri: str, builder) -> dict[str, str]:
 def test_deleted_store_folder_is_refilled(tmp_path: Path, builder) -> None:
     source, store_dir = tmp_path / "src", tmp_path / "store"
     uri = f"chroma:{store_dir}"
-    store_all(builder, iter(_results(source)), uri, "papers", source)
+    builder.store_all(iter(_results(source)), uri, "papers", source)
     assert len(_contents(uri, builder)) == 5
     shutil.rmtree(store_dir)
     SharedSystemClient.clear_system_cache()  # as a new process would find it
-    summary = store_all(builder, iter(_results(source)), uri, "papers", source)
+    summary = builder.store_all(iter(_results(source)), uri, "papers", source)
     assert summary.files_restored == 2
     assert summary.chunks_added == 5
     assert len(_contents(uri, builder)) == 5
     # the next run finds everything and skips it
-    assert store_all(builder, iter(_results(source)), uri, "papers", source).files_skipped == 2
+    assert builder.store_all(iter(_results(source)), uri, "papers", source).files_skipped == 2
 
 
 def test_dropped_chunks_are_added_again(tmp_path: Path, builder) -> None:
     source, uri = tmp_path / "src", f"chroma:{tmp_path / 'store'}"
-    store_all(builder, iter(_results(source)), uri, "papers", source)
-    store = instantiate_vector_store(uri, "papers", builder.embeddings, builder.logger)
+    builder.store_all(iter(_results(source)), uri, "papers", source)
+    store = instantiate_vector_store(uri, "papers", builder.writer.embeddings, builder.logger)
     store.delete(ids=["b.md:1"])
-    summary = store_all(builder, iter(_results(source)), uri, "papers", source)
+    summary = builder.store_all(iter(_results(source)), uri, "papers", source)
     assert (summary.files_skipped, summary.files_restored) == (1, 1)
     assert "b.md:1" in _contents(uri, builder)
 
@@ -74,9 +73,9 @@ def test_relative_store_from_another_folder_is_another_store(
     first.mkdir()
     second.mkdir()
     monkeypatch.chdir(first)
-    store_all(builder, iter(_results(source)), "chroma:stores/chroma", "papers", source)
+    builder.store_all(iter(_results(source)), "chroma:stores/chroma", "papers", source)
     monkeypatch.chdir(second)
-    summary = store_all(builder, iter(_results(source)), "chroma:stores/chroma", "papers", source)
+    summary = builder.store_all(iter(_results(source)), "chroma:stores/chroma", "papers", source)
     assert summary.files_added == 2
     assert len(_contents(f"chroma:{second / 'stores' / 'chroma'}", builder)) == 5
     assert len(_contents(f"chroma:{first / 'stores' / 'chroma'}", builder)) == 5
@@ -87,9 +86,8 @@ def test_relative_then_absolute_path_is_one_store(
 ) -> None:
     source = tmp_path / "src"
     monkeypatch.chdir(tmp_path)
-    store_all(builder, iter(_results(source)), "chroma:store", "papers", source, bm25_path="c.bm25")
-    summary = store_all(
-        builder,
+    builder.store_all(iter(_results(source)), "chroma:store", "papers", source, bm25_path="c.bm25")
+    summary = builder.store_all(
         iter(_results(source)),
         f"chroma:{tmp_path / 'store'}",
         "papers",
@@ -106,13 +104,13 @@ def test_two_stores_under_one_collection_name_keep_their_own_records(
 ) -> None:
     source = tmp_path / "src"
     one, two = f"chroma:{tmp_path / 'one'}", f"chroma:{tmp_path / 'two'}"
-    store_all(builder, iter(_results(source)), one, "papers", source)
-    store_all(builder, iter(_results(source)), two, "papers", source)
+    builder.store_all(iter(_results(source)), one, "papers", source)
+    builder.store_all(iter(_results(source)), two, "papers", source)
     changed = _results(source, a_chunks=2, tag="new")
-    store_all(builder, iter(changed), one, "papers", source)
+    builder.store_all(iter(changed), one, "papers", source)
     got = _contents(one, builder)
     assert sorted(k for k in got if k.startswith("a.md")) == ["a.md:0", "a.md:1"]
     assert got["a.md:0"].startswith("new")
     # the second store still holds the old version until it is written to
-    assert store_all(builder, iter(changed), two, "papers", source).files_replaced == 1
+    assert builder.store_all(iter(changed), two, "papers", source).files_replaced == 1
     assert sorted(_contents(two, builder)) == sorted(got)

@@ -14,7 +14,6 @@ import pytest
 from ingest_store_support import CountingEmbeddings, make_builder, minilm, write_source
 from klea_utils.stores.ingest_exceptions import IngestError, SourceLayoutError
 from klea_utils.stores.retrieval.bm25 import read_corpus
-from klea_utils.stores.store_writer import store_all
 from klea_utils.stores.utils import instantiate_vector_store
 
 pytestmark = pytest.mark.slow
@@ -51,7 +50,7 @@ def test_incremental_lifecycle(tmp_path: Path, embeddings: CountingEmbeddings) -
     ]
 
     embeddings.embedded = 0
-    summary = store_all(builder, iter(results), uri, "papers", source, bm25_path=str(bm25))
+    summary = builder.store_all(iter(results), uri, "papers", source, bm25_path=str(bm25))
     assert summary.files_added == 2
     assert summary.chunks_added == 8
     assert embeddings.embedded == 8
@@ -70,7 +69,7 @@ def test_incremental_lifecycle(tmp_path: Path, embeddings: CountingEmbeddings) -
 
     # unchanged: nothing re-embedded
     embeddings.embedded = 0
-    summary = store_all(builder, iter(results), uri, "papers", source, bm25_path=str(bm25))
+    summary = builder.store_all(iter(results), uri, "papers", source, bm25_path=str(bm25))
     assert summary.files_skipped == 2
     assert embeddings.embedded == 0
     assert len(read_corpus(bm25)) == 8
@@ -78,7 +77,7 @@ def test_incremental_lifecycle(tmp_path: Path, embeddings: CountingEmbeddings) -
     # b.md changed to fewer chunks: exactly the new chunks, no duplicates
     results[1] = write_source(source, "b.md", _paras("b-new", 2))
     embeddings.embedded = 0
-    summary = store_all(builder, iter(results), uri, "papers", source, bm25_path=str(bm25))
+    summary = builder.store_all(iter(results), uri, "papers", source, bm25_path=str(bm25))
     assert summary.files_replaced == 1
     assert embeddings.embedded == 2
     contents = _contents(store_dir, "papers", embeddings)
@@ -88,18 +87,46 @@ def test_incremental_lifecycle(tmp_path: Path, embeddings: CountingEmbeddings) -
 
     # a.md removed from the source: left alone in the collection and the corpus
     (source / "a.md").unlink()
-    summary = store_all(builder, iter(results[1:]), uri, "papers", source, bm25_path=str(bm25))
+    summary = builder.store_all(iter(results[1:]), uri, "papers", source, bm25_path=str(bm25))
     assert summary.files_skipped == 1
     assert "a.md:2" in _contents(store_dir, "papers", embeddings)
     assert sorted(d.metadata["file_name"] for d in read_corpus(bm25)) == ["a.md"] * 3 + ["b.md"] * 2
 
     # force: dropped and rebuilt from this run only
-    summary = store_all(
-        builder, iter(results[1:]), uri, "papers", source, force=True, bm25_path=str(bm25)
+    summary = builder.store_all(
+        iter(results[1:]), uri, "papers", source, force=True, bm25_path=str(bm25)
     )
     assert summary.files_added == 1
     assert sorted(_contents(store_dir, "papers", embeddings)) == ["b.md:0", "b.md:1"]
     assert len(read_corpus(bm25)) == 2
+
+
+def test_embedding_model_loaded_only_when_a_chunk_is_embedded(
+    tmp_path: Path, embeddings: CountingEmbeddings
+) -> None:
+    import logging
+
+    from klea_utils.stores._ingest.lazy_embeddings import LazyEmbeddings
+    from klea_utils.stores.ingestion import StoresBuilder
+
+    source, uri = tmp_path / "src", f"chroma:{tmp_path / 'store'}"
+    results = [write_source(source, "a.md", _paras("a", 2))]
+    make_builder(embeddings).store_all(results, uri, "papers", source)
+
+    builder = StoresBuilder("huggingface:all-MiniLM-L6-v2", logging.getLogger("t"))
+    lazy = builder.writer.embeddings
+    assert isinstance(lazy, LazyEmbeddings)
+    assert builder.store_all(results, uri, "papers", source).files_skipped == 1
+    assert not lazy.loaded  # every file unchanged: nothing embedded, no model loaded
+
+    results.append(write_source(source, "b.md", _paras("b", 1)))
+    assert builder.store_all(results, uri, "papers", source).chunks_added == 1
+    assert lazy.loaded
+    model = lazy.model()
+    results.append(write_source(source, "c.md", _paras("c", 1)))
+    assert builder.store_all(results, uri, "papers", source).chunks_added == 1
+    assert lazy.model() is model  # loaded once per writer
+    assert StoresBuilder("huggingface:x", logging.getLogger("t")).writer.embeddings is not lazy
 
 
 def test_duplicate_names_refused_before_writing(tmp_path: Path, embeddings) -> None:
@@ -107,7 +134,7 @@ def test_duplicate_names_refused_before_writing(tmp_path: Path, embeddings) -> N
     one = write_source(source, "x/same.md", _paras("one", 1))
     two = write_source(source, "y/same.md", _paras("two", 1))
     with pytest.raises(SourceLayoutError) as info:
-        store_all(make_builder(embeddings), [one, two], f"chroma:{tmp_path / 's'}", "c", source)
+        make_builder(embeddings).store_all([one, two], f"chroma:{tmp_path / 's'}", "c", source)
     assert str(source / "x" / "same.md") in str(info.value)
     assert str(source / "y" / "same.md") in str(info.value)
     assert not (source / ".klea-cache" / "c.manifest.json").exists()
@@ -118,20 +145,20 @@ def test_foreign_bm25_corpus_is_not_overwritten(tmp_path: Path, embeddings) -> N
     res = [write_source(source, "a.md", _paras("a", 1))]
     bm25 = tmp_path / "bm25.pkl"
     uri = f"chroma:{tmp_path / 's'}"
-    store_all(make_builder(embeddings), res, uri, "one", source, bm25_path=str(bm25))
+    make_builder(embeddings).store_all(res, uri, "one", source, bm25_path=str(bm25))
     before = bm25.read_bytes()
     with pytest.raises(IngestError, match="belongs to collection 'one'"):
-        store_all(make_builder(embeddings), res, uri, "two", source, bm25_path=str(bm25))
+        make_builder(embeddings).store_all(res, uri, "two", source, bm25_path=str(bm25))
     assert bm25.read_bytes() == before
     other = tmp_path / "other.pkl"
     other.write_bytes(b"someone else's")
     with pytest.raises(IngestError, match="not written by this tool"):
-        store_all(make_builder(embeddings), res, uri, "one", source, bm25_path=str(other))
+        make_builder(embeddings).store_all(res, uri, "one", source, bm25_path=str(other))
 
 
 def test_bad_collection_name(tmp_path: Path, embeddings) -> None:
     with pytest.raises(ValueError, match=r"collection name '\.\./x'"):
-        store_all(make_builder(embeddings), [], f"chroma:{tmp_path}", "../x", tmp_path)
+        make_builder(embeddings).store_all([], f"chroma:{tmp_path}", "../x", tmp_path)
 
 
 def test_fts5_index_written(tmp_path: Path, embeddings) -> None:
@@ -145,8 +172,7 @@ def test_fts5_index_written(tmp_path: Path, embeddings) -> None:
         write_source(source, "b.md", ["zebra stripes"]),
     ]
     fts = tmp_path / "lex.sqlite"
-    summary = store_all(
-        make_builder(embeddings),
+    summary = make_builder(embeddings).store_all(
         res,
         f"chroma:{tmp_path / 's'}",
         "coll",
@@ -195,7 +221,7 @@ def test_fts5_index_is_incremental(tmp_path: Path, embeddings: CountingEmbedding
     ]
 
     def run(res, *, force: bool = False):
-        return store_all(builder, iter(res), uri, "papers", source, force=force, fts5_path=str(fts))
+        return builder.store_all(iter(res), uri, "papers", source, force=force, fts5_path=str(fts))
 
     assert run(results).fts5_chunks == 8
     contents = _fts5_contents(fts)
@@ -247,7 +273,7 @@ def test_fts5_index_repaired_after_an_interrupted_file(
     source, uri, fts = tmp_path / "src", f"chroma:{tmp_path / 's'}", tmp_path / "lex.sqlite"
     builder = make_builder(embeddings)
     results = [write_source(source, "a.md", _paras("a", 2))]
-    store_all(builder, iter(results), uri, "papers", source, fts5_path=str(fts))
+    builder.store_all(iter(results), uri, "papers", source, fts5_path=str(fts))
     real_write = fts5_writer.write_fts5_chunks
 
     def write_then_die(path, docs_with_ids, **kwargs):
@@ -257,14 +283,14 @@ def test_fts5_index_repaired_after_an_interrupted_file(
     monkeypatch.setattr(fts5_writer, "write_fts5_chunks", write_then_die)
     results[0] = write_source(source, "a.md", _paras("a-long", 5))
     with pytest.raises(KeyboardInterrupt):
-        store_all(builder, iter(results), uri, "papers", source, fts5_path=str(fts))
+        builder.store_all(iter(results), uri, "papers", source, fts5_path=str(fts))
     sidecar = json.loads((tmp_path / "lex.sqlite.klea.json").read_text())
     assert sidecar["files"]["a.md"]["complete"] is False
     monkeypatch.setattr(fts5_writer, "write_fts5_chunks", real_write)
 
     # the rerun (the file shrank meanwhile) drops every id the interrupted run wrote
     results[0] = write_source(source, "a.md", _paras("a-short", 1))
-    summary = store_all(builder, iter(results), uri, "papers", source, fts5_path=str(fts))
+    summary = builder.store_all(iter(results), uri, "papers", source, fts5_path=str(fts))
     assert summary.fts5_chunks == 1
     assert _fts5_contents(fts) == {"a.md:0": results[0][1][0].page_content}
 
@@ -275,14 +301,14 @@ def test_fts5_index_of_another_collection_or_tool_is_refused(
     source, uri, fts = tmp_path / "src", f"chroma:{tmp_path / 's'}", tmp_path / "lex.sqlite"
     res = [write_source(source, "a.md", _paras("a", 1))]
     builder = make_builder(embeddings)
-    store_all(builder, res, uri, "one", source, fts5_path=str(fts))
+    builder.store_all(res, uri, "one", source, fts5_path=str(fts))
     before = fts.read_bytes()
     with pytest.raises(IngestError, match="another collection \\('one'\\)"):
-        store_all(builder, res, uri, "two", source, fts5_path=str(fts))
+        builder.store_all(res, uri, "two", source, fts5_path=str(fts))
     assert fts.read_bytes() == before
     # an index from an older klea-ingest (sidecar without a file list) is rebuilt
     (tmp_path / "lex.sqlite.klea.json").write_text(json.dumps({"collection": "one"}))
-    assert store_all(builder, res, uri, "one", source, fts5_path=str(fts)).fts5_chunks == 1
+    assert builder.store_all(res, uri, "one", source, fts5_path=str(fts)).fts5_chunks == 1
     assert sorted(_fts5_contents(fts)) == ["a.md:0"]
 
 
@@ -291,7 +317,6 @@ import sys, time
 from pathlib import Path
 sys.path.insert(0, {tests!r})
 from ingest_store_support import make_builder, minilm, write_source
-from klea_utils.stores.store_writer import store_all
 
 class Slow:
     def __init__(self, inner): self.inner = inner
@@ -306,8 +331,8 @@ def chunks(i):
 results = [write_source(source, f"f{{i}}.md", chunks(i)) for i in range(6)]
 emb = minilm() if sys.argv[3] == "fast" else Slow(minilm())
 fts5 = sys.argv[5] if len(sys.argv) > 5 else None
-store_all(
-    make_builder(emb, batch=2), iter(results), sys.argv[2], sys.argv[4], source, fts5_path=fts5
+make_builder(emb, batch=2).store_all(
+    iter(results), sys.argv[2], sys.argv[4], source, fts5_path=fts5
 )
 """
 
@@ -339,8 +364,8 @@ def test_kill_during_store_then_rerun_converges(tmp_path: Path, embeddings) -> N
 
     builder = make_builder(embeddings, batch=2)
     # the rerun after the kill
-    store_all(builder, iter(results()), uri, "crash", source, fts5_path=str(fts_crash))
-    store_all(builder, iter(results()), uri, "clean", source, fts5_path=str(fts_clean))
+    builder.store_all(iter(results()), uri, "crash", source, fts5_path=str(fts_crash))
+    builder.store_all(iter(results()), uri, "clean", source, fts5_path=str(fts_clean))
     crashed = _contents(tmp_path / "store", "crash", embeddings)
     clean = _contents(tmp_path / "store", "clean", embeddings)
     assert crashed == clean

@@ -19,10 +19,14 @@ import logging
 import shlex
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from klea_utils.stores.exceptions import KleaStoresError
+
+if TYPE_CHECKING:
+    from klea_utils.stores.ingestion import StoresBuilder
+    from klea_utils.stores.store_writer import StoreSummary
 
 __all__ = ["app", "main"]
 
@@ -201,12 +205,12 @@ def _builder(
     do_ocr: bool = True,
     embed_batch_size: int = 256,
     store_uri: str | None = None,
-) -> Any:
+) -> StoresBuilder:
     from klea_utils.stores._retrieval.store_uri import StoreURI
     from klea_utils.stores.ingestion import StoresBuilder
 
     local = StoreURI.vector(store_uri).local_path if store_uri else None
-    return StoresBuilder(
+    builder = StoresBuilder(
         model,
         logger,
         max_tokens=max_tokens,
@@ -214,6 +218,8 @@ def _builder(
         embed_batch_size=embed_batch_size,
         store_dir=local.resolve() if local is not None else None,
     )
+    builder.writer.report_missing = False  # _report_store prints the one summary line
+    return builder
 
 
 def _check_fts5_options(fts5_store: Path | None, fts5_stemming: bool | None) -> None:
@@ -407,13 +413,12 @@ def _export_query_model(model: str, logger: logging.Logger) -> None:
         logger.info("exported the query embedding model to %s", path)
 
 
-def _report_store(
-    summary: Any, missing: list[Path], source: Path, strict: bool, hint: str = ""
-) -> None:
+def _report_store(summary: StoreSummary, source: Path, strict: bool, hint: str = "") -> None:
     """Print the one summary; exit 1 when every file failed, or any did under ``--strict``."""
     from klea_utils.stores._ingest.failures import format_not_stored, read_conversion_failures
 
     typer.echo(f"Summary: {summary.describe()}")
+    missing = summary.missing_files
     stored = summary.files_added + summary.files_replaced + summary.files_skipped
     if hint and stored:
         typer.echo(hint)
@@ -444,8 +449,6 @@ def store(
     debug: Debug = False,
 ) -> None:
     """Embed the cached chunks of SOURCE into a vector store (incremental)."""
-    from klea_utils.stores.store_writer import load_and_fold_results, store_all
-
     _check_fts5_options(fts5_store, fts5_stemming)
     logger = _logger(verbose, quiet, debug)
 
@@ -457,11 +460,8 @@ def store(
             embed_batch_size=embed_batch_size,
             store_uri=store_uri,
         )
-        results = load_and_fold_results(builder, source, metadata_map)
-        results.report_missing = False  # _report_store prints the one summary line
-        summary = store_all(
-            builder,
-            results,
+        summary = builder.store_all(
+            builder._load_and_fold_results(source, metadata_map),
             store_uri,
             collection,
             source.resolve(),
@@ -472,7 +472,7 @@ def store(
         )
         _export_query_model(old_model or model, logger)
         hint = _query_hint(store_uri, collection, bm25_store, fts5_store, write_stores_config)
-        _report_store(summary, results.missing, source, strict, hint)
+        _report_store(summary, source, strict, hint)
 
     _run(step)
 
@@ -534,8 +534,6 @@ def build(
     debug: Debug = False,
 ) -> None:
     """Chunk and store SOURCE in one go (no review step unless --metadata-map is given)."""
-    from klea_utils.stores.store_writer import build as build_stores
-
     _check_fts5_options(fts5_store, fts5_stemming)
     logger = _logger(verbose, quiet, debug)
 
@@ -548,23 +546,21 @@ def build(
             embed_batch_size=embed_batch_size,
             store_uri=store_uri,
         )
-        summary = build_stores(
-            builder,
-            source,
+        summary = builder.build(
+            str(source),
             store_uri,
             collection,
             force=force,
-            metadata_map_path=metadata_map,
+            metadata_map_path=str(metadata_map) if metadata_map else None,
             bm25_path=str(bm25_store) if bm25_store else None,
             worker_mem_limit=worker_mem_limit or None,
             worker_batch_size=worker_batch_size,
             fts5_path=str(fts5_store) if fts5_store else None,
             fts5_stemming=fts5_stemming,
-            report_missing=False,
         )
         _export_query_model(old_model or model, logger)
         hint = _query_hint(store_uri, collection, bm25_store, fts5_store, write_stores_config)
-        _report_store(summary, summary.missing_files, source, strict, hint)
+        _report_store(summary, source, strict, hint)
 
     _run(step)
 

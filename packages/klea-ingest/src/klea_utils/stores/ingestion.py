@@ -3,8 +3,8 @@
 File: klea_utils/stores/ingestion.py
 
 :class:`StoresBuilder` converts and chunks documents with Docling (``chunk_all``), caching
-the chunks on disk, and writes them to vector and BM25 stores (``store_all``, ``build``,
-implemented in :mod:`klea_utils.stores.store_writer`).
+the chunks on disk, and writes them to vector, BM25 and FTS5 stores (``store_all``,
+``build``) through the :class:`~klea_utils.stores.store_writer.StoreWriter` it owns.
 """
 
 from __future__ import annotations
@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.chunking import embedding_max_tokens
+from klea_utils.stores._ingest.collection_lock import collection_lock
 from klea_utils.stores._ingest.conversion import (
     NATIVE_PIPELINE_WARNING,
     layout_models_available,
     validate_device,
 )
+from klea_utils.stores._ingest.folded_results import FoldedResults
 from klea_utils.stores._ingest.progress import format_summary
 from klea_utils.stores.chunk_cache import ChunkCache, compute_file_hash
 from klea_utils.stores.chunk_worker import (
@@ -29,9 +31,16 @@ from klea_utils.stores.chunk_worker import (
     convert_batch_worker,
     dispatch_conversion_batches,
 )
-from klea_utils.stores.metadata_map import _apply_store_metadata_policy
-from klea_utils.stores.source_files import find_unique_source_files
+from klea_utils.stores.metadata_map import _apply_store_metadata_policy, write_heading_template
+from klea_utils.stores.store_writer import (
+    DEFAULT_EMBED_BATCH_SIZE,
+    StoreSummary,
+    StoreTargets,
+    StoreWriter,
+)
+from klea_utils.stores.utils import check_store_target
 from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
 
 __all__ = [
     "DEFAULT_EMBED_BATCH_SIZE",
@@ -39,9 +48,6 @@ __all__ = [
     "StoresBuilder",
     "_apply_store_metadata_policy",  # the seed documents it here; it lives in metadata_map
 ]
-
-DEFAULT_EMBED_BATCH_SIZE = 256
-"""Number of chunks embedded per ``add_documents`` call in ``store_all()``."""
 
 
 class StoresBuilder:
@@ -66,6 +72,12 @@ class StoresBuilder:
         artifacts_path: Folder of Docling models (``docling-tools models download``);
             without it the Hugging Face cache is searched, then the model-free pipeline used.
         file_timeout_s: A conversion worker with no progress for this long is killed.
+        embeddings: Ready ``Embeddings`` for the store phase instead of loading
+            ``embedding_model`` (which is otherwise loaded on the first chunk embedded).
+
+    Attributes:
+        writer: The :class:`~klea_utils.stores.store_writer.StoreWriter` of the store phase
+            (embedding model, batch size, store folder); ``store_all`` and ``build`` use it.
     """
 
     DEFAULT_EMBED_BATCH_SIZE = DEFAULT_EMBED_BATCH_SIZE
@@ -86,24 +98,27 @@ class StoresBuilder:
         device: str = "auto",
         artifacts_path: Path | None = None,
         file_timeout_s: float = 900.0,
+        embeddings: Embeddings | None = None,
     ) -> None:
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
-        if embed_batch_size < 1:
-            raise ValueError(f"embed_batch_size must be >= 1, got {embed_batch_size}")
         self.embedding_model = embedding_model
         self.logger = logger
         self.max_tokens = max_tokens
         self.merge_peers = merge_peers
         self.tokenizer_model = tokenizer_model
         self.do_ocr = do_ocr
-        self.embed_batch_size = embed_batch_size
-        self.store_dir = Path(store_dir) if store_dir is not None else None
         self.device = validate_device(device)
         self.artifacts_path = Path(artifacts_path) if artifacts_path is not None else None
         self.file_timeout_s = file_timeout_s
-        self.metadata_map_path: Path | None = None
-        """The loaded metadata map, excluded from ingestion when it lies in the source."""
+        self.writer = StoreWriter(
+            embedding_model=embedding_model,
+            logger=logger,
+            embed_batch_size=embed_batch_size,
+            store_dir=store_dir,
+            device=self.device,
+            embeddings=embeddings,
+        )
         limit = embedding_max_tokens(embedding_model)
         if limit is not None and max_tokens > limit:
             logger.warning(
@@ -130,14 +145,6 @@ class StoresBuilder:
             device=self.device,
             artifacts_path=str(self.artifacts_path) if self.artifacts_path else None,
             file_timeout_s=self.file_timeout_s,
-        )
-
-    def _source_files(self, source_path: Path) -> list[Path]:
-        return find_unique_source_files(
-            source_path,
-            metadata_map_path=self.metadata_map_path,
-            store_dir=self.store_dir,
-            logger=self.logger,
         )
 
     def chunk_all(
@@ -174,7 +181,7 @@ class StoresBuilder:
             NotADirectoryError: ``source_path`` is not a folder.
         """
         source_path = Path(source_path).resolve()
-        files = self._source_files(source_path)
+        files = self.writer.source_files(source_path)
         cache = ChunkCache(source_path)
         file_headings: dict[str, dict[str, Any]] = {}
         live: dict[Path, str] = {}
@@ -235,7 +242,16 @@ class StoresBuilder:
             return convert_batch_worker(config, todo) or []
         return dispatch_conversion_batches(self.logger, config, todo, worker_batch_size)
 
-    # -- store phase: implemented in klea_utils.stores.metadata_map / store_writer ----------
+    # -- store phase: the writer (klea_utils.stores.store_writer) ---------------------------
+
+    @property
+    def metadata_map_path(self) -> Path | None:
+        """The loaded metadata map, excluded from ingestion when it lies in the source."""
+        return self.writer.metadata_map_path
+
+    @metadata_map_path.setter
+    def metadata_map_path(self, path: Path | None) -> None:
+        self.writer.metadata_map_path = path
 
     def write_heading_template(
         self, file_headings: dict[str, dict[str, Any]], source_dir: Path
@@ -244,8 +260,6 @@ class StoresBuilder:
 
         Delegates to :func:`klea_utils.stores.metadata_map.write_heading_template`.
         """
-        from klea_utils.stores.metadata_map import write_heading_template
-
         write_heading_template(file_headings, source_dir, logger=self.logger)
 
     def store_all(
@@ -259,29 +273,22 @@ class StoresBuilder:
         *,
         fts5_path: str | None = None,
         fts5_stemming: bool | None = None,
-    ) -> None:
-        """Write chunked documents to a vector store.
+    ) -> StoreSummary:
+        """Write chunked documents to a vector store; return what was done.
 
-        Delegates to :func:`klea_utils.stores.store_writer.store_all`. ``fts5_path``, an
-        addition to the original signature, also writes an FTS5 index of the chunks
-        (``sci_etl_core.search``), servable as a ``fts5:`` BM25 store. ``fts5_stemming``
-        builds it with FTS5's Porter stemmer (``True``) or without (``False``); ``None``
-        follows the existing index (a new one does not stem), and an explicit value an
-        existing index was built without re-tokenizes it.
+        Incremental: unchanged files are skipped, changed ones replaced, new ones added,
+        files gone from the source left alone; ``force`` rebuilds the collection. See
+        :meth:`StoreWriter.write <klea_utils.stores.store_writer.StoreWriter.write>` (this
+        is :attr:`writer`'s) and :class:`~klea_utils.stores.store_writer.StoreTargets` for
+        each argument. ``fts5_path``, an addition to the original signature, also writes an
+        FTS5 index of the chunks (``sci_etl_core.search``), servable as a ``fts5:`` BM25
+        store; ``fts5_stemming`` chooses Porter stemming for it. The original returned
+        ``None``; the summary is an addition.
         """
-        from klea_utils.stores import store_writer
-
-        store_writer.store_all(
-            self,
-            results,
-            store_uri,
-            collection_name,
-            source_dir,
-            force=force,
-            bm25_path=bm25_path,
-            fts5_path=fts5_path,
-            fts5_stemming=fts5_stemming,
+        targets = StoreTargets(
+            store_uri, collection_name, source_dir, force, bm25_path, fts5_path, fts5_stemming
         )
+        return self.writer.write(results, targets)
 
     def build(
         self,
@@ -296,30 +303,47 @@ class StoresBuilder:
         *,
         fts5_path: str | None = None,
         fts5_stemming: bool | None = None,
-    ) -> None:
-        """Full pipeline: chunk documents and write them to a vector store.
+    ) -> StoreSummary:
+        """Full pipeline: chunk documents, then write them to the stores.
 
-        Delegates to :func:`klea_utils.stores.store_writer.build`; ``fts5_path`` and
-        ``fts5_stemming`` as for :meth:`store_all`.
+        :meth:`chunk_all` converts in memory-capped workers into the on-disk cache; the
+        cached chunks are then streamed one file at a time (:meth:`_load_and_fold_results`)
+        into :meth:`store_all`. Without a ``metadata_map_path`` the template is
+        (re)generated from the extracted metadata and used as the map, so ``build`` needs
+        no prior ``chunk`` (at the cost of no review step). The store URI and the
+        collection name are checked first, so a bad one fails before any conversion, and
+        the collection's lock is held from chunking to storing (a second run raises
+        :class:`~klea_utils.stores.ingest_exceptions.CollectionBusyError`).
+        ``fts5_path`` and ``fts5_stemming`` as for :meth:`store_all`. Returns the store
+        summary, whose ``missing_files`` lists the files without cached chunks.
         """
-        from klea_utils.stores import store_writer
-
-        store_writer.build(
-            self,
-            source_dir,
-            store_uri,
-            collection_name,
-            force=force,
-            metadata_map_path=metadata_map_path,
-            bm25_path=bm25_path,
-            worker_mem_limit=worker_mem_limit,
-            worker_batch_size=worker_batch_size,
-            fts5_path=fts5_path,
-            fts5_stemming=fts5_stemming,
+        check_store_target(store_uri, collection_name)
+        source = Path(source_dir).resolve()
+        targets = StoreTargets(
+            store_uri, collection_name, source, force, bm25_path, fts5_path, fts5_stemming
         )
+        if metadata_map_path:
+            self.metadata_map_path = Path(metadata_map_path).resolve()
+        with collection_lock(source, collection_name):  # across chunking and storing
+            file_headings = self.chunk_all(
+                source,
+                force=force,
+                worker_mem_limit=worker_mem_limit,
+                worker_batch_size=worker_batch_size,
+            )
+            if not metadata_map_path:
+                write_heading_template(file_headings, source, self.logger)
+            del file_headings
+            results = self._load_and_fold_results(source, metadata_map_path)
+            return self.writer.write(results, targets)
 
-    def _load_and_fold_results(self, *args: Any, **kwargs: Any) -> Any:
-        """Stream cached chunks per file; delegates to ``store_writer.load_and_fold_results``."""
-        from klea_utils.stores import store_writer
+    def _load_and_fold_results(
+        self, source_dir: Path, metadata_map_path: str | Path | None = None
+    ) -> FoldedResults:
+        """Stream the cached chunks per file with the metadata map applied.
 
-        return store_writer.load_and_fold_results(self, *args, **kwargs)
+        :meth:`StoreWriter.load_and_fold_results
+        <klea_utils.stores.store_writer.StoreWriter.load_and_fold_results>` of
+        :attr:`writer`; pass the result to :meth:`store_all`.
+        """
+        return self.writer.load_and_fold_results(source_dir, metadata_map_path)
