@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
+from klea_utils.stores._retrieval.json_limits import JsonTooDeepError, loads_bounded
 from klea_utils.stores._retrieval.store_uri import StoreURI
 from klea_utils.stores.exceptions import StoreConfigError
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
@@ -44,6 +45,10 @@ class StoreInfo(BaseModel):
 
     ``loaded_object`` holds the lazily-instantiated retriever object for the store (e.g.
     a LangChain ``VectorStore`` or ``BM25Retriever``). It is never serialized.
+
+    The ``k`` values must be integers (``true`` is not ``1``). A stores configuration
+    *file* with a key no model knows (a typo such as ``defualt_k``) is refused by
+    :func:`read_retriever_config`; the models themselves ignore extra keys, as before.
     """
 
     name: str
@@ -64,6 +69,13 @@ class StoreInfo(BaseModel):
     def _not_blank(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("must be a non-empty string")
+        return value
+
+    @field_validator("default_k", "k_max", "k_inc", mode="before")
+    @classmethod
+    def _not_bool(cls, value: Any, info: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError(f"{info.field_name} must be an integer, got {value!r}")
         return value
 
     @field_validator("default_k", "k_max", "k_inc")
@@ -201,6 +213,44 @@ class RetrieverConfig(BaseModel):
         return value
 
 
+def unknown_config_keys(data: Any) -> list[str]:
+    """The dotted paths of keys in a stores configuration document no model knows."""
+    if not isinstance(data, dict):
+        return []
+    unknown = [k for k in data if k not in RetrieverConfig.model_fields]
+    domains = data.get("domains")
+    for name, domain in domains.items() if isinstance(domains, dict) else ():
+        if not isinstance(domain, dict):
+            continue
+        where = f"domains.{name}"
+        unknown += [f"{where}.{k}" for k in domain if k not in PerDomainConfig.model_fields]
+        for kind, model in (
+            ("vector_stores", VectorStoreInfo),
+            ("bm25_stores", BM25StoreInfo),
+            ("filter_fields", FilterFieldInfo),
+        ):
+            items = domain.get(kind)
+            for i, item in enumerate(items if isinstance(items, list) else ()):
+                known = set(model.model_fields) - {"loaded_object"}
+                if isinstance(item, dict):
+                    unknown += [f"{where}.{kind}.{i}.{k}" for k in item if k not in known]
+    return unknown
+
+
+def check_config_keys(source: str, data: Any) -> None:
+    """Refuse a stores configuration document holding keys no model knows.
+
+    Raises:
+        StoreConfigError: Naming ``source`` and every unknown key.
+    """
+    unknown = unknown_config_keys(data)
+    if unknown:
+        raise StoreConfigError(
+            f"{source}: unknown key(s) {', '.join(unknown)} (a typo? the keys are listed in "
+            "the stores configuration guide)"
+        )
+
+
 def _format_errors(source: str, exc: ValidationError) -> str:
     lines = []
     for error in exc.errors():
@@ -227,11 +277,14 @@ def read_retriever_config(path: str | Path) -> RetrieverConfig:
     file = Path(path)
     text = file.read_text(encoding="utf-8")
     try:
-        data = json.loads(text)
+        data = loads_bounded(text)
     except json.JSONDecodeError as exc:
         raise StoreConfigError(
             f"{file}: not valid JSON (line {exc.lineno}, column {exc.colno}): {exc.msg}"
         ) from exc
+    except JsonTooDeepError as exc:
+        raise StoreConfigError(f"{file}: {exc}") from None
+    check_config_keys(str(file), data)
     try:
         config = RetrieverConfig.model_validate(data)
     except ValidationError as exc:

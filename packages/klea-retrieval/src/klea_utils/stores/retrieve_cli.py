@@ -26,6 +26,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from klea_utils.stores._retrieval.json_limits import JsonTooDeepError, loads_bounded
 
 if TYPE_CHECKING:
     from langchain_core.documents import Document
@@ -66,9 +67,11 @@ def _filter(text: str | None) -> dict[str, Any] | None:
     if text is None:
         return None
     try:
-        value = json.loads(text)
+        value = loads_bounded(text)
     except json.JSONDecodeError as exc:
         raise typer.BadParameter(f"not valid JSON: {exc}", param_hint="'--filter'") from None
+    except JsonTooDeepError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--filter'") from None
     if not isinstance(value, dict):
         raise typer.BadParameter("must be a JSON object", param_hint="'--filter'")
     return value

@@ -85,11 +85,35 @@ def _record_id(where: str, line: dict[str, Any]) -> str:
     raise ValueError(f"{where}: no record id; give one of the fields {', '.join(ID_FIELDS)}")
 
 
+MAX_RECORD_DEPTH = 64
+"""Deepest nesting of arrays and objects a JSONL record may have."""
+
+
+def _too_deep_message(where: str) -> str:
+    return f"{where}: the record nests more than {MAX_RECORD_DEPTH} levels deep"
+
+
+def _too_deep(value: Any) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth + 1 > MAX_RECORD_DEPTH:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def _jsonl_record(where: str, raw: str) -> InputRecord:
     try:
         line = json.loads(raw)
     except json.JSONDecodeError as error:
         raise ValueError(f"{where}: not valid JSON ({error.msg} at column {error.colno})") from None
+    except RecursionError:
+        raise ValueError(_too_deep_message(where)) from None
+    if _too_deep(line):
+        raise ValueError(_too_deep_message(where))
     if not isinstance(line, dict):
         raise ValueError(f"{where}: expected a JSON object, got {type(line).__name__}")
     text_name = next((name for name in TEXT_FIELDS if name in line), TEXT_FIELDS[0])

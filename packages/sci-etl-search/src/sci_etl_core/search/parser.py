@@ -39,6 +39,10 @@ __all__ = ["MAX_GROUP_DEPTH", "parse_query", "parse_ranked_query", "parse_semant
 MAX_GROUP_DEPTH = 32
 """How deeply :func:`parse_query` lets parentheses nest, which bounds the parser's recursion."""
 
+MAX_QUERY_TERMS = 10_000
+"""How many words, phrases and ``NEAR`` groups one query may hold (each is a matching
+pass over the candidates, so an unbounded query is an unbounded search)."""
+
 _TOKENIZER = Unicode61Tokenizer()
 _OPERAND_START = frozenset({Kind.WORD, Kind.PHRASE, Kind.LPAREN, Kind.NOT, Kind.SCOPE, Kind.NEAR})
 _LEAF = frozenset({Kind.WORD, Kind.PHRASE, Kind.NEAR})
@@ -70,6 +74,7 @@ class _Parser:
     def __init__(self, text: str, default_fields: tuple[str, ...]) -> None:
         self.text = text
         self.lexemes = lex(text)
+        self.leaves = 0
         self.index = 0
         self.default_fields = default_fields
 
@@ -181,6 +186,13 @@ class _Parser:
         return node
 
     def leaf(self, lexeme: Lexeme, fields: tuple[str, ...]) -> Node:
+        self.leaves += 1
+        if self.leaves > MAX_QUERY_TERMS:
+            raise SearchQueryError(
+                f"The query holds more than {MAX_QUERY_TERMS} terms, phrases and NEAR groups",
+                position=lexeme.position,
+                token=lexeme.raw,
+            )
         if lexeme.kind is Kind.NEAR:
             return self.near(lexeme, fields)
         return _leaf(lexeme.text, lexeme.prefix, fields, lexeme.position, lexeme.raw)
@@ -232,6 +244,7 @@ def parse_query(text: str, *, default_fields: Sequence[str] = ()) -> Node:
     - ``a AND b``, ``a && b``, and ``a b`` are conjunctions; ``a OR b`` and
       ``a || b`` are disjunctions; ``NOT a`` and ``-a`` are negations.
     - Parentheses group, nesting at most :data:`MAX_GROUP_DEPTH` deep.
+    - A query holds at most :data:`MAX_QUERY_TERMS` words, phrases and ``NEAR`` groups.
 
     Operators are upper case; ``and`` is an ordinary word. A term or phrase
     without a scope gets ``default_fields``, and empty means every field.

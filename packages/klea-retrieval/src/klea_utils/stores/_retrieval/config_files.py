@@ -9,8 +9,9 @@ import os
 import threading
 from pathlib import Path
 
+from klea_utils.stores._retrieval.json_limits import JsonTooDeepError, loads_bounded
 from klea_utils.stores._retrieval.store_paths import absolute_store_paths
-from klea_utils.stores.config import RetrieverConfig
+from klea_utils.stores.config import RetrieverConfig, check_config_keys
 from klea_utils.stores.exceptions import StoreConfigError
 from pydantic import ValidationError
 
@@ -60,11 +61,12 @@ def load_retriever_config(path: str | Path) -> RetrieverConfig:
 
 def _parse(path: Path) -> RetrieverConfig:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = loads_bounded(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, JsonTooDeepError) as exc:
         raise StoreConfigError(
             f"stores configuration {str(path)!r} is not valid JSON: {exc}"
         ) from exc
+    check_config_keys(f"stores configuration {str(path)!r}", data)
     try:
         config = RetrieverConfig.model_validate(data)
     except ValidationError as exc:

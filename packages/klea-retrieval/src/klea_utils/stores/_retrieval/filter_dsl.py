@@ -26,6 +26,12 @@ NEGATED_OPERATORS: frozenset[str] = frozenset({"$ne", "$nin"})
 
 Scalar = str | int | float | bool
 
+MAX_FILTER_DEPTH = 32
+"""Deepest nesting of ``$and``/``$or`` a filter may have (deeper ones are refused)."""
+
+MAX_FILTER_INT = 2**63 - 1
+"""Largest integer operand magnitude: what every backend stores (a signed 64-bit int)."""
+
 
 def _fail(where: str, problem: str) -> MetadataFilterError:
     location = where or "<top level>"
@@ -55,6 +61,10 @@ def _check_scalar(value: Any, where: str, *, allow_bool: bool) -> Scalar:
     if isinstance(value, int | float):
         if isinstance(value, float) and not math.isfinite(value):
             raise _fail(where, f"operand must be a finite number, got {value!r}")
+        if isinstance(value, int) and abs(value) > MAX_FILTER_INT:
+            raise _fail(
+                where, f"integer operand out of range: at most {MAX_FILTER_INT} in magnitude"
+            )
         return value
     expected = "a string, a number or a boolean" if allow_bool else "a string or a number"
     raise _fail(where, f"operand must be {expected}, got {_describe(value)}")
@@ -112,8 +122,14 @@ def _field_clause(field: Any, expr: Any, where: str) -> dict[str, Any]:
     return _combine("$and", parts)
 
 
-def canonicalize(f: Any, where: str = "") -> dict[str, Any]:
-    """Validate ``f`` and return its canonical form; ``where`` locates ``f`` in errors."""
+def canonicalize(f: Any, where: str = "", depth: int = 0) -> dict[str, Any]:
+    """Validate ``f`` and return its canonical form; ``where`` locates ``f`` in errors.
+
+    ``depth`` counts the combinators around ``f``; past :data:`MAX_FILTER_DEPTH` the
+    filter is refused.
+    """
+    if depth > MAX_FILTER_DEPTH:
+        raise _fail(where, f"filter is nested more than {MAX_FILTER_DEPTH} levels deep")
     if not isinstance(f, dict):
         raise _fail(where, f"a filter must be a dict, got {_describe(f)}")
     if not f:
@@ -126,7 +142,7 @@ def canonicalize(f: Any, where: str = "") -> dict[str, Any]:
                 raise _fail(
                     here, f"{key} needs a non-empty list of filters, got {_describe(value)}"
                 )
-            subs = [canonicalize(sub, f"{here}[{i}]") for i, sub in enumerate(value)]
+            subs = [canonicalize(sub, f"{here}[{i}]", depth + 1) for i, sub in enumerate(value)]
             parts.append(_combine(key, subs))
         elif isinstance(key, str) and key.startswith("$"):
             raise _fail(
