@@ -501,6 +501,10 @@ def store_lint(
 
     def step() -> None:
         docs = read_corpus(bm25_store)
+        if not docs:
+            from klea_utils.stores.exceptions import StoreBackendError
+
+            raise StoreBackendError(f"BM25 corpus {str(bm25_store)!r} holds no chunks")
         report = lint_store(docs)
         typer.echo(format_store_lint_report(report, select_sample_windows(docs, samples)))
         keys = ("empty", "missing_metadata", "no_file_name", "invalid_content", "invalid_year")

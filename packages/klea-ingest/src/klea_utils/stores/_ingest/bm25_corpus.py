@@ -107,7 +107,7 @@ class Bm25CorpusWriter:
         was interrupted, never outlive it. ``None`` carries over every unseen file.
         """
         if not self.force and self.path.exists():
-            for doc in iter_corpus_documents(self.path):
+            for doc in iter_corpus_documents(self.path, check_count=False):
                 name = doc.metadata.get("file_name")
                 if name not in self._seen and (keep is None or name in keep):
                     self._buffer.append(doc)
@@ -121,7 +121,12 @@ class Bm25CorpusWriter:
         self._handle.close()
         os.replace(self._tmp, self.path)
         atomic_write_json(
-            sidecar_path(self.path), {"collection": self.collection, "store_uri": self.store_uri}
+            sidecar_path(self.path),
+            {
+                "collection": self.collection,
+                "store_uri": self.store_uri,
+                "documents": self.written,  # readers check the corpus holds this many
+            },
         )
 
     def abort(self) -> None:

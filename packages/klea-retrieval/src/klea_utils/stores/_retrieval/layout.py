@@ -6,10 +6,14 @@ nothing else (``utils`` pulls in LangChain, which the light ingestion callers av
 
 from __future__ import annotations
 
-__all__ = ["CACHE_DIR_NAME", "TEMPLATE_FILE_NAME"]
+__all__ = ["CACHE_DIR_NAME", "STORE_SIDECAR_SUFFIX", "TEMPLATE_FILE_NAME"]
 
 CACHE_DIR_NAME = ".klea-cache"
 """Name of the chunk-cache directory created inside a source directory by ingestion."""
 
 TEMPLATE_FILE_NAME = "metadata-map.template.json"
 """Name of the metadata-map template ``chunk`` writes into the cache directory."""
+
+STORE_SIDECAR_SUFFIX = ".klea.json"
+"""Suffix of the sidecar beside a BM25 corpus or FTS5 index: the collection it belongs
+to and, for a corpus, how many documents it holds."""

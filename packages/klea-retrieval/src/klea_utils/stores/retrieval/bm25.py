@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import pickle
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._retrieval.layout import STORE_SIDECAR_SUFFIX
 from klea_utils.stores._retrieval.safe_pickle import safe_load
 from klea_utils.stores._retrieval.store_uri import FTS5_PREFIX, StoreURI
 from klea_utils.stores.config import StoreInfo
@@ -28,27 +30,31 @@ FTS5_SCHEME = FTS5_PREFIX
 _OVERFETCH = 4
 
 
-def iter_corpus_documents(path: str | Path) -> Iterator[Document]:
+def iter_corpus_documents(path: str | Path, *, check_count: bool = True) -> Iterator[Document]:
     """Yield the documents of a pickled BM25 corpus, batch by batch until EOF.
 
     The corpus is a sequence of pickled lists of ``Document`` (one per ingestion
     batch); a bare pickled ``Document`` is accepted too. The file is read with a
     restricted unpickler (:mod:`klea_utils.stores._retrieval.safe_pickle`) that resolves
     only ``Document`` and built-in containers, so a hostile corpus fails to load instead of
-    running code.
+    running code. When ingestion's sidecar (``<corpus>.klea.json``) records how many
+    documents the corpus holds, a corpus cut short (even at a batch boundary) is an error
+    once the end is reached; ``check_count=False`` skips that check.
 
     Raises:
         FileNotFoundError: When the file does not exist.
         StoreBackendError: When a batch is corrupt, references anything but ``Document``
-            and built-in values, or holds something else than documents.
+            and built-in values, or holds something else than documents, or the corpus
+            holds fewer or more documents than its sidecar records.
     """
     with Path(path).open("rb") as fh:
         batch_no = 0
+        count = 0
         while True:
             try:
                 batch = safe_load(fh)
             except EOFError:
-                return
+                break
             # What unpickling arbitrary bytes raises: the pickle module's own error, or the
             # builtins its opcodes hit (a bad index, key, type or value, a missing class).
             except (
@@ -75,6 +81,24 @@ def iter_corpus_documents(path: str | Path) -> Iterator[Document]:
                 )
             yield from items
             batch_no += 1
+            count += len(items)
+    if check_count:
+        _check_recorded_count(Path(path), count)
+
+
+def _check_recorded_count(path: Path, count: int) -> None:
+    """Compare with the document count ingestion recorded in the sidecar, when there is one."""
+    sidecar = path.with_name(path.name + STORE_SIDECAR_SUFFIX)
+    try:
+        recorded = json.loads(sidecar.read_text(encoding="utf-8")).get("documents")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return  # no sidecar (a corpus from elsewhere) or not ours: nothing to compare
+    if isinstance(recorded, int) and not isinstance(recorded, bool) and recorded != count:
+        raise StoreBackendError(
+            f"BM25 corpus {str(path)!r} holds {count} documents but {sidecar.name} records "
+            f"{recorded}: the file is truncated or was replaced; rebuild it with "
+            "klea-stores-create store"
+        )
 
 
 def read_corpus(path: str | Path) -> list[Document]:
