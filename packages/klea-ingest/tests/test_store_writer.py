@@ -264,6 +264,13 @@ def test_fts5_index_is_incremental(tmp_path: Path, embeddings: CountingEmbedding
     fts.unlink()
     assert run(results[1:]).fts5_chunks == 2
 
+    # killed between SQLite creating the file and writing its header: rewritten in full
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{fts}{suffix}").unlink(missing_ok=True)
+    fts.touch()
+    assert run(results[1:]).fts5_chunks == 2
+    assert sorted(_fts5_contents(fts)) == ["b.md:0", "b.md:1"]
+
 
 def test_fts5_index_repaired_after_an_interrupted_file(
     tmp_path: Path, embeddings: CountingEmbeddings, monkeypatch: pytest.MonkeyPatch

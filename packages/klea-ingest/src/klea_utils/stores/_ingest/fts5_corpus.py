@@ -59,6 +59,12 @@ class Fts5IndexWriter:
         """The files the index holds, or ``None`` when it must be rebuilt from scratch."""
         if not self.path.exists():
             return {}  # never written, or deleted: whatever the sidecar says is gone
+        if self.path.stat().st_size == 0:
+            # Killed between SQLite creating the file and writing its header: nothing was
+            # committed (WAL mode is set in that header), so the index starts afresh.
+            _log.info("%s: empty (an interrupted first write); rebuilding it", self.path)
+            self._drop()
+            return {}
         if force:
             return None
         owner = self._read_sidecar()
