@@ -296,6 +296,7 @@ def chunk(
 ) -> None:
     """Convert and chunk SOURCE into its cache and write the metadata-map template."""
     from klea_utils.stores._ingest.failures import format_not_chunked, read_conversion_failures
+    from klea_utils.stores._ingest.progress import zero_chunk_reason
     from klea_utils.stores.map_lint import format_metadata_lint_report, lint_metadata_map
     from klea_utils.stores.metadata_map import write_heading_template
     from klea_utils.stores.source_files import find_source_files
@@ -316,7 +317,7 @@ def chunk(
         if failed:
             reasons = read_conversion_failures(source.resolve())
             for name in failed:
-                reasons.setdefault(name, "produced no chunks (a scanned PDF without OCR?)")
+                reasons.setdefault(name, f"produced no chunks ({zero_chunk_reason(name)})")
             typer.echo(format_not_chunked(failed, reasons), err=True)
             if strict or not headings:
                 raise typer.Exit(1)

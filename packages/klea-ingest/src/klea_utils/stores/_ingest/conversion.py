@@ -107,6 +107,12 @@ def _check_pdf(path: Path) -> _PdfCheck:
         if _has_empty_page_tree(path):
             # PDFium refuses a document without pages (with a stale or "success" reason).
             raise ConversionError(path, "the PDF has zero pages") from exc
+        if "password" in str(exc).lower():
+            raise ConversionError(
+                path,
+                "the PDF is password-protected (encrypted); save an unprotected copy "
+                "(for example qpdf --decrypt) to ingest it",
+            ) from exc
         raise ConversionError(
             path, f"the PDF is damaged or truncated and cannot be opened ({exc})"
         ) from exc
