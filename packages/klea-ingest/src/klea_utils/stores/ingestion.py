@@ -14,7 +14,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._ingest.chunking import embedding_max_tokens
+from klea_utils.stores._ingest.chunking import (
+    embedding_max_tokens,
+    resolve_max_tokens,
+    tokenizer_for,
+)
 from klea_utils.stores._ingest.collection_lock import collection_lock
 from klea_utils.stores._ingest.conversion import (
     NATIVE_PIPELINE_WARNING,
@@ -60,10 +64,13 @@ class StoresBuilder:
     Args:
         embedding_model: Embedding model spec used by the store phase.
         logger: Logger for progress, warnings and errors.
-        max_tokens: Token budget per chunk (Docling ``HybridChunker``).
+        max_tokens: Token budget per chunk (Docling ``HybridChunker``). ``None``: what the
+            embedding model reads, at most 450. A larger explicit value than the model reads
+            raises ``ValueError`` unless ``force_max_tokens``.
         merge_peers: Merge undersized chunks that share headings.
-        tokenizer_model: Hugging Face tokenizer for chunking; falls back to the packaged
-            MiniLM tokenizer when it cannot be loaded offline.
+        tokenizer_model: Hugging Face tokenizer for chunking. ``None``: the embedding
+            model's own (see ``tokenizer_for``); falls back to the packaged MiniLM
+            tokenizer when it cannot be loaded offline.
         do_ocr: OCR scanned PDFs (Docling's OCR when its models exist, else tesseract).
         embed_batch_size: Chunks per embedding call in ``store_all()``.
         store_dir: Local vector store folder, excluded from ingestion when inside the source.
@@ -74,6 +81,7 @@ class StoresBuilder:
         file_timeout_s: A conversion worker with no progress for this long is killed.
         embeddings: Ready ``Embeddings`` for the store phase instead of loading
             ``embedding_model`` (which is otherwise loaded on the first chunk embedded).
+        force_max_tokens: Accept a ``max_tokens`` above what the embedding model reads.
 
     Attributes:
         writer: The :class:`~klea_utils.stores.store_writer.StoreWriter` of the store phase
@@ -88,9 +96,9 @@ class StoresBuilder:
         self,
         embedding_model: str,
         logger: logging.Logger,
-        max_tokens: int = 450,
+        max_tokens: int | None = None,
         merge_peers: bool = True,
-        tokenizer_model: str = "BAAI/bge-m3",
+        tokenizer_model: str | None = None,
         do_ocr: bool = True,
         embed_batch_size: int = 256,
         store_dir: Path | None = None,
@@ -99,14 +107,14 @@ class StoresBuilder:
         artifacts_path: Path | None = None,
         file_timeout_s: float = 900.0,
         embeddings: Embeddings | None = None,
+        force_max_tokens: bool = False,
     ) -> None:
-        if max_tokens < 1:
-            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+        max_tokens = resolve_max_tokens(embedding_model, max_tokens, force=force_max_tokens)
         self.embedding_model = embedding_model
         self.logger = logger
         self.max_tokens = max_tokens
         self.merge_peers = merge_peers
-        self.tokenizer_model = tokenizer_model
+        self.tokenizer_model = tokenizer_model or tokenizer_for(embedding_model)
         self.do_ocr = do_ocr
         self.device = validate_device(device)
         self.artifacts_path = Path(artifacts_path) if artifacts_path is not None else None
@@ -122,14 +130,11 @@ class StoresBuilder:
         limit = embedding_max_tokens(embedding_model)
         if limit is not None and max_tokens > limit:
             logger.warning(
-                "max_tokens=%d exceeds the %d tokens the embedding model %r reads; the end of "
-                "longer chunks is truncated when embedded. Use max_tokens <= %d "
-                "(klea-stores-create chunk/build: --max-tokens %d).",
+                "max_tokens=%d exceeds the %d tokens the embedding model %r reads (forced); "
+                "the end of longer chunks is truncated when embedded.",
                 max_tokens,
                 limit,
                 embedding_model,
-                limit,
-                limit,
             )
 
     def worker_config(self, source_path: Path, mem_limit_bytes: int | None) -> ChunkWorkerConfig:

@@ -28,7 +28,7 @@ TOP_LINES = 15
 """Non-empty lines treated as "the top of page one"."""
 
 DOI_RE = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+)", re.IGNORECASE)
-URL_RE = re.compile(r"https?://[^\s<>\"'()\[\]{}]+", re.IGNORECASE)
+URL_RE = re.compile(r"https?://[^\s<>\"'\[\]{}]+", re.IGNORECASE)
 KEYWORDS_RE = re.compile(
     r"^\s*(?:key\s*words?|index terms)\s*[:\u2014\u2013.\-]\s*(.+)$", re.IGNORECASE | re.MULTILINE
 )
@@ -42,10 +42,14 @@ _BANNER_RE = re.compile(
     r"^(arxiv|preprint|journal|vol(ume)?\b|issue\b|page|doi|https?://|www\.|received|accepted|"
     r"published|copyright|\u00a9|proceedings|manuscript|submitted|downloaded|open access|"
     r"research article|original (article|research)|review|letter|article|contents lists|"
-    r"available online|citation|licen[cs]e|\d+$)",
+    r"available online|citation|licen[cs]e|key\s*words?\b|index terms\b|draft version\b|"
+    r"typeset using\b|\d+$)",
     re.IGNORECASE,
 )
-_NAME_RE = re.compile(r"^[A-Z][\w'\u2019.\-]*(?:\s+[A-Z][\w'\u2019.\-]*){1,3}$")
+_NAME_RE = re.compile(
+    r"^[A-Z\u00c0-\u00de][\w'\u2019.\-]*(?:\s+(?:[A-Z\u00c0-\u00de][\w'\u2019.\-]*|"
+    r"van|von|der|de|da|di|du|le|la|del|dos|ten|ter|bin)){1,3}$"
+)
 # Capitalized words that start sentences, titles and affiliations, never a person's name.
 _NOT_NAME_START_WORDS = """
     a an and as at by for from in into of on or our the their these this those to we with
@@ -82,11 +86,24 @@ def find_doi(text: str) -> str | None:
     return strip_doi(match.group(1)) if match else None
 
 
+def _trim_url(url: str) -> str:
+    """Drop trailing punctuation, keeping a ``)`` that closes a ``(`` inside the URL."""
+    while url and url[-1] in _TRAILING:
+        if url[-1] == ")" and url.count("(") >= url.count(")"):
+            break
+        url = url[:-1]
+    cut = url.find(")")
+    while cut != -1 and url[:cut].count("(") < url[: cut + 1].count(")"):
+        url = url[:cut]  # "(see http://x.org/a)" : the paren closes the sentence's
+        cut = url.find(")")
+    return url
+
+
 def find_urls(text: str) -> list[str]:
     """Return the distinct http(s) URLs in ``text`` in order, trailing punctuation removed."""
     seen: dict[str, None] = {}
     for match in URL_RE.finditer(text):
-        url = match.group(0).rstrip(_TRAILING)
+        url = _trim_url(match.group(0))
         if len(url) > len("https://"):
             seen.setdefault(url, None)
     return list(seen)
@@ -105,10 +122,85 @@ def find_keywords(text: str) -> list[str]:
     return split_list(match.group(1)) if match else []
 
 
+_MARKERS = "*\u2217\u2020\u2021\u00a7\u00b6\u2016\u22c6\u2605\u2606\u00aa\u00ba"
+_JUNK = re.compile(r"[\ufeff\u200b-\u200d\u2060]")
+# Glyphs from symbol fonts without a Unicode map stand where a footnote marker was.
+_MARKER_GLYPHS = re.compile(r"[\u2c00-\u2c5f\ue000-\uf8ff\ufffd]")
+_SPACING_ACCENTS = {
+    "\u00b4": "\u0301", "`": "\u0300", "\u00a8": "\u0308", "^": "\u0302", "\u02dc": "\u0303",
+    "~": "\u0303", "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02da": "\u030a",
+}  # fmt: skip
+_AFFILIATION_WORDS = frozenset(
+    [
+        "university",
+        "universität",
+        "universidad",
+        "université",
+        "institute",
+        "institut",
+        "department",
+        "college",
+        "laboratory",
+        "laboratories",
+        "school",
+        "center",
+        "centre",
+        "inc",
+        "ltd",
+        "corporation",
+        "research",
+        "academy",
+        "hospital",
+        "foundation",
+        "group",
+    ]
+)
+
+
+def clean_name_text(text: str) -> str:
+    """Repair a name line from a PDF: stray glyphs and U+FEFF dropped, accents composed."""
+    import unicodedata
+
+    text = _MARKER_GLYPHS.sub(";", _JUNK.sub("", text))
+    text = re.sub(
+        r"([A-Za-z])\u00b8", lambda m: unicodedata.normalize("NFC", m.group(1) + "\u0327"), text
+    )
+    for spacing, combining in _SPACING_ACCENTS.items():
+        pattern = re.compile(rf"{re.escape(spacing)}\s?([A-Za-z])")
+        parts = pattern.split(text)  # even: text between, odd: the accented letter
+        text = "".join(
+            unicodedata.normalize("NFC", part + combining) if i % 2 else part
+            for i, part in enumerate(parts)
+        ).replace(spacing, "")
+    return " ".join(text.split())
+
+
 def _names(line: str) -> list[str]:
     """Items of an author line with affiliation markers (digits, daggers, stars) removed."""
-    names = (re.sub(r"[\d*\u2020\u2021\u00a7]+$", "", n).strip() for n in split_list(line))
+    line = clean_name_text(line)
+    line = re.sub(rf"(?<=[^\W\d_])[\d{_MARKERS},]*[{_MARKERS}][\d{_MARKERS},]*", ";", line)
+    line = re.sub(r"(?<=[^\W\d_])\d+(?:\s*,\s*\d+)*(?=\s*(?:[,;&]|\band\b|$))", "", line)
+    names = (re.sub(rf"[\d{_MARKERS}]+$", "", n).strip() for n in split_list(line))
+    # An acronym before a name is an affiliation of the previous author ("CWI Richard Cleve").
+    names = (re.sub(r"^(?:[A-Z]{2,}\b\s+)+(?=[A-Z][a-z])", "", n) for n in names)
     return [n for n in names if n]
+
+
+def author_names(line: str) -> list[str]:
+    """The person names in an author line (affiliations and markers dropped), or ``[]``.
+
+    Separators are commas, semicolons, ``and``/``&`` and footnote markers; affiliation
+    marks (superscript digits, daggers, stars) and stray glyphs are removed. Items that do
+    not look like a person's name (an affiliation such as ``University of Calgary``) are
+    left out; at least one name must remain.
+    """
+    return [
+        n
+        for n in _names(line)
+        if looks_like_name(n)
+        and n.split()[0].casefold() not in _NOT_NAME_STARTS
+        and not any(w.casefold() in _AFFILIATION_WORDS for w in n.split())
+    ]
 
 
 def looks_like_name(value: str) -> bool:

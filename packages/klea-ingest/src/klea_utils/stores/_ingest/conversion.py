@@ -2,11 +2,10 @@
 
 PDFs go through Docling's standard pipeline (layout, tables, OCR) when its layout model
 is available, either under an ``artifacts_path`` or in the Hugging Face cache. When it is
-not (an offline host without the models), the model-free ``NativePdfPipeline`` is used
-with one warning: it reads the text layer only, without layout analysis, tables or OCR,
-and :mod:`klea_utils.stores._ingest.pdf_structure` recovers headings and paragraphs from font
-sizes. A PDF that needs OCR is then read by :mod:`klea_utils.stores._ingest.ocr` (tesseract).
-Every other format uses Docling's own model-free backends.
+not (an offline host without the models), the model-free path of
+:mod:`klea_utils.stores._ingest.offline_pdf` is used with one warning: pdfium's text layer,
+checked page by page, tesseract for scanned or unreadable pages, and structure recovered from
+typography and numbering. Every other format uses Docling's own model-free backends.
 """
 
 from __future__ import annotations
@@ -39,10 +38,10 @@ TABLE_REPO_ID = "docling-project/docling-models"
 
 NATIVE_PIPELINE_WARNING = (
     "Docling's PDF layout models are not available (no artifacts path given and nothing in "
-    "the Hugging Face cache), so PDFs are converted with the model-free NativePdfPipeline: "
-    "the text layer is read without layout analysis, reading-order correction or table "
-    "structure, headings are inferred from font sizes, and scanned pages are OCRed with "
-    "tesseract instead of Docling's OCR. To get the full pipeline run "
+    "the Hugging Face cache), so PDFs are converted on the model-free path: pdfium's text "
+    "layer is read page by page, running heads and stamps are removed, headings, tables "
+    "and the title are inferred from typography and numbering, and scanned or unreadable "
+    "pages are OCRed with tesseract instead of Docling's OCR. To get the full pipeline run "
     "`docling-tools models download` on a machine with internet access and pass its "
     "output folder as artifacts_path (or copy the Hugging Face cache)."
 )
@@ -150,23 +149,17 @@ class Converter:
         self.logger = logger or logging.getLogger(__name__)
         self.standard_pdf = layout_models_available(self.artifacts_path)
         self._converter: Any = None
+        self.last_recovery = ""
+        """What the offline PDF path recovered in the last file (pages OCRed, unreadable)."""
 
     def _build(self) -> Any:
         from docling.datamodel.base_models import InputFormat
-        from docling.document_converter import (
-            DocumentConverter,
-            NativePdfFormatOption,
-            PdfFormatOption,
-        )
+        from docling.document_converter import DocumentConverter, PdfFormatOption
 
-        if self.standard_pdf:
-            option: Any = PdfFormatOption(pipeline_options=self._standard_options())
-        else:
-            from docling.datamodel.pipeline_options import NativePdfPipelineOptions
-
-            option = NativePdfFormatOption(
-                pipeline_options=NativePdfPipelineOptions(parser_threads=1)
-            )
+        if not self.standard_pdf:
+            # PDFs take the offline path (offline_pdf); other formats need no models.
+            return DocumentConverter()
+        option = PdfFormatOption(pipeline_options=self._standard_options())
         return DocumentConverter(format_options={InputFormat.PDF: option})
 
     def _standard_options(self) -> Any:
@@ -199,15 +192,17 @@ class Converter:
                 zero-page PDF, Docling failure, OCR unavailable).
         """
         path = Path(path)
+        self.last_recovery = ""
         if path.suffix.lower() == ".pdf":
             _check_pdf(path)
-            if not self.standard_pdf and self.do_ocr:
-                from klea_utils.stores.precheck import classify_pdf
+            if not self.standard_pdf:
+                from klea_utils.stores._ingest.offline_pdf import convert_pdf_offline
 
-                if classify_pdf(path).needs_ocr:
-                    from klea_utils.stores._ingest.ocr import ocr_pdf
-
-                    return ocr_pdf(path)
+                document, recovery = convert_pdf_offline(
+                    path, do_ocr=self.do_ocr, logger=self.logger
+                )
+                self.last_recovery = recovery.describe()
+                return document
         try:
             result = self.converter.convert(path, raises_on_error=False)
         except Exception as exc:
@@ -216,9 +211,4 @@ class Converter:
         if status not in ("success", "partial_success"):
             messages = "; ".join(e.error_message for e in result.errors) or "no details"
             raise ConversionError(path, f"Docling conversion {status}: {messages}")
-        document = result.document
-        if path.suffix.lower() == ".pdf" and not self.standard_pdf:
-            from klea_utils.stores._ingest.pdf_structure import restructure_native_pdf
-
-            document = restructure_native_pdf(document)
-        return document
+        return result.document

@@ -12,10 +12,17 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from klea_utils.stores.ingest_exceptions import ConversionError, OcrUnavailableError
 
-__all__ = ["OCR_RENDER_SCALE", "TESSERACT_PACKAGE", "ocr_pdf", "tesseract_available"]
+__all__ = [
+    "OCR_RENDER_SCALE",
+    "TESSERACT_PACKAGE",
+    "ocr_page_lines",
+    "ocr_pdf",
+    "tesseract_available",
+]
 
 OCR_RENDER_SCALE = 300 / 72
 """Render scale for OCR: 300 dpi, tesseract's preferred input resolution."""
@@ -31,9 +38,9 @@ def tesseract_available() -> bool:
     return shutil.which("tesseract") is not None
 
 
-def _read_page(image_path: Path, pdf_path: Path, page_no: int, language: str) -> str:
+def _read_page(image_path: Path, pdf_path: Path, page_no: int, language: str, *extra: str) -> str:
     env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
-    cmd = ["tesseract", str(image_path), "stdout", "-l", language]
+    cmd = ["tesseract", str(image_path), "stdout", "-l", language, *extra]
     try:
         done = subprocess.run(
             cmd, capture_output=True, text=True, env=env, timeout=_PAGE_TIMEOUT_S, check=False
@@ -98,3 +105,56 @@ def ocr_pdf(path: Path, *, language: str = "eng") -> object:
         for para in paragraphs:
             doc.add_text(label=DocItemLabel.TEXT, text=para, orig=para)
     return doc
+
+
+def _tsv_lines(tsv: str, page_no: int, scale: float) -> list[Any]:
+    """Group tesseract's TSV words into lines (PDF points, top-left origin)."""
+    from klea_utils.stores._ingest.pdf_lines import Line
+
+    groups: dict[tuple[int, int, int], list[tuple[str, float, float, float, float]]] = {}
+    for row in tsv.splitlines()[1:]:
+        cols = row.split("\t")
+        if len(cols) < 12 or cols[0] != "5" or not cols[11].strip():
+            continue
+        block, par, line = int(cols[2]), int(cols[3]), int(cols[4])
+        left, top, width, height = (float(c) / scale for c in cols[6:10])
+        groups.setdefault((block, par, line), []).append(
+            (cols[11].strip(), left, top, left + width, top + height)
+        )
+    lines = []
+    for words in groups.values():
+        heights = sorted(w[4] - w[2] for w in words)
+        lines.append(
+            Line(
+                text=" ".join(w[0] for w in words),
+                page_no=page_no,
+                x0=min(w[1] for w in words),
+                top=min(w[2] for w in words),
+                x1=max(w[3] for w in words),
+                bottom=max(w[4] for w in words),
+                size=heights[len(heights) // 2],
+            )
+        )
+    return lines
+
+
+def ocr_page_lines(pdf: Any, index: int, path: Path, *, language: str = "eng") -> Any:
+    """OCR page ``index`` (0-based) of an open ``pypdfium2.PdfDocument`` into ``PageLines``.
+
+    Raises:
+        ConversionError: tesseract fails or times out on the page.
+    """
+    from klea_utils.stores._ingest.pdf_lines import PageLines
+
+    page = pdf[index]
+    try:
+        width, height = page.get_size()
+        image = page.render(scale=OCR_RENDER_SCALE).to_pil().convert("L")
+    finally:
+        page.close()
+    with tempfile.TemporaryDirectory(prefix="klea-ocr-") as tmp:
+        image_path = Path(tmp) / f"page-{index + 1}.png"
+        image.save(image_path)
+        tsv = _read_page(image_path, path, index + 1, language, "tsv")
+    lines = _tsv_lines(tsv, index + 1, OCR_RENDER_SCALE)
+    return PageLines(index + 1, width, height, lines, "\n".join(ln.text for ln in lines), True)

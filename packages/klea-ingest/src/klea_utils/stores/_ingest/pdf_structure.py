@@ -1,129 +1,297 @@
-"""Recover headings and paragraphs from a PDF converted by Docling's ``NativePdfPipeline``.
+"""Rebuild a PDF's structure from its text lines for the model-free (offline) path.
 
-The model-free pipeline emits one plain text item per text line, in the parser's order,
-with no headings. Without headings every chunk of a PDF would share one empty heading
-path, and the metadata-map template would have nothing to key on. This module rebuilds the
-document with a light typographic heuristic:
+Input: the lines of every page (:mod:`klea_utils.stores._ingest.pdf_lines`, or OCR lines),
+in the text layer's reading order. Output: a ``DoclingDocument`` whose every item carries
+page provenance, so chunks know their pages:
 
-- a short line (at most :data:`MAX_HEADING_WORDS` words) whose glyphs are at least
-  :data:`HEADING_SIZE_RATIO` times the median line height is a heading; distinct heading
-  sizes map to levels, the largest size being level 1;
-- consecutive body lines on one page with no large vertical gap join into a paragraph
-  (a line ending in a hyphen followed by a lower-case word is de-hyphenated).
-
-It is a heuristic: multi-column layouts, tables and reading order stay as the parser
-delivered them. Docling's standard pipeline (layout models) does all of this properly.
+1. page furniture (running heads and feet, page numbers, rotated margin stamps) is removed
+   (:mod:`klea_utils.stores._ingest.page_furniture`);
+2. the title is the largest text on page one that is not a banner or stamp, joined across
+   its lines;
+3. headings come from numbering, usual section names, bold or small-caps runs and larger
+   type, never from a line that continues a sentence
+   (:mod:`klea_utils.stores._ingest.headings`); a bold run that opens a paragraph
+   (``1.1 Motivation.``) becomes a heading of its own;
+4. consecutive lines join into paragraphs across line, column and page breaks while the
+   sentence goes on (hyphenation hyphens dropped); a paragraph that spans pages carries
+   both pages;
+5. runs of lines with table cells (wide gaps between words) become one table item, with
+   its caption, one row per line and ``|`` between cells.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from statistics import median
+import re
+from collections import Counter
 from typing import Any
 
-__all__ = ["HEADING_SIZE_RATIO", "MAX_HEADING_WORDS", "restructure_native_pdf"]
+from klea_utils.stores._ingest.biblio_regex import is_banner
+from klea_utils.stores._ingest.headings import (
+    Context,
+    heading_level,
+    looks_like_words,
+    name_match,
+    numbering_depth,
+)
+from klea_utils.stores._ingest.page_furniture import is_stamp, remove_furniture
+from klea_utils.stores._ingest.pdf_lines import HYPHEN_MARK, Line, PageLines
 
-HEADING_SIZE_RATIO = 1.2
-"""Minimum line height, relative to the median, for a line to be considered a heading."""
+__all__ = ["TITLE_MIN_RATIO", "build_document", "join_lines"]
 
-MAX_HEADING_WORDS = 15
-"""A line with more words than this is never a heading."""
+TITLE_MIN_RATIO = 1.2
+"""The title's type must be at least this many times the body size."""
 
-_PARAGRAPH_GAP_RATIO = 0.9
-
-
-@dataclass(frozen=True)
-class _Line:
-    text: str
-    page_no: int
-    top: float
-    bottom: float
-
-    @property
-    def height(self) -> float:
-        return self.bottom - self.top
+_SENTENCE_END = re.compile(r"[.!?:;)\]\"\u201d]$")
+_CAPTION = re.compile(r"^(?:table|tab\.)\s*[\dIVX]+[.:]?", re.IGNORECASE)
 
 
-def _lines(doc: Any) -> list[_Line]:
-    out = []
-    for item in doc.texts:
-        text = " ".join(item.text.split())
-        if not text or not item.prov:
-            continue
-        prov = item.prov[0]
-        page = doc.pages.get(prov.page_no)
-        page_height = page.size.height if page is not None else 0.0
-        box = prov.bbox.to_top_left_origin(page_height=page_height)
-        out.append(_Line(text, prov.page_no, min(box.t, box.b), max(box.t, box.b)))
-    return out
-
-
-def _heading_levels(lines: list[_Line], body: float) -> dict[int, int]:
-    sizes = sorted(
-        {
-            round(line.height, 1)
-            for line in lines
-            if line.height >= HEADING_SIZE_RATIO * body
-            and len(line.text.split()) <= MAX_HEADING_WORDS
-        },
-        reverse=True,
-    )
-    levels: dict[int, int] = {}
-    for index, line in enumerate(lines):
-        size = round(line.height, 1)
-        if size in sizes and len(line.text.split()) <= MAX_HEADING_WORDS:
-            levels[index] = min(sizes.index(size) + 1, 6)
-    return levels
-
-
-def _join(paragraph: list[str]) -> str:
-    text = paragraph[0]
-    for line in paragraph[1:]:
-        if text.endswith("-") and len(text) > 1 and text[-2].isalpha() and line[:1].islower():
+def join_lines(lines: list[str]) -> str:
+    """Join wrapped lines into one paragraph, dropping hyphenation hyphens."""
+    text = ""
+    for line in lines:
+        line = line.strip()
+        if not text:
+            text = line
+        elif text.endswith(HYPHEN_MARK):
             text = text[:-1] + line
+        elif text.endswith("-") and len(text) > 1 and text[-2].isalpha() and line[:1].islower():
+            text = text + line
         else:
             text = f"{text} {line}"
-    return text
+    return text.replace(HYPHEN_MARK, "")
 
 
-def restructure_native_pdf(doc: Any) -> Any:
-    """Return a new ``DoclingDocument`` with headings and paragraphs recovered from ``doc``.
+def _body_size(pages: list[PageLines]) -> float:
+    weights: Counter[float] = Counter()
+    for page in pages:
+        for line in page.lines:
+            weights[round(line.size * 2) / 2] += len(line.text)
+    return weights.most_common(1)[0][0] if weights else 10.0
 
-    ``doc`` must come from the native PDF pipeline (text items carry page provenance).
-    A document without text items is returned unchanged.
-    """
-    from docling_core.types.doc.document import DoclingDocument
-    from docling_core.types.doc.labels import DocItemLabel
 
-    lines = _lines(doc)
-    if not lines:
-        return doc
-    body = median(line.height for line in lines)
-    levels = _heading_levels(lines, body)
-    new = DoclingDocument(name=doc.name, origin=doc.origin)
-    for page_no, page in doc.pages.items():
-        new.add_page(page_no=page_no, size=page.size)
-    paragraph: list[str] = []
+def _column_width(pages: list[PageLines], body: float) -> float:
+    widths = [ln.width for p in pages for ln in p.lines if abs(ln.size - body) < 0.6]
+    if not widths:
+        return 400.0
+    widths.sort()
+    return widths[int(0.9 * (len(widths) - 1))]
 
-    def flush() -> None:
-        if paragraph:
-            text = _join(paragraph)
-            new.add_text(label=DocItemLabel.TEXT, text=text, orig=text)
-            paragraph.clear()
 
-    previous: _Line | None = None
-    for index, line in enumerate(lines):
-        if index in levels:
-            flush()
-            new.add_heading(text=line.text, level=levels[index])
-            previous = None
-            continue
-        if previous is not None and (
-            line.page_no != previous.page_no
-            or line.top - previous.bottom > _PARAGRAPH_GAP_RATIO * body
+def _merge_fragments(page: PageLines) -> None:
+    """Join pieces of one visual line that the text layer split (superscripts, accents)."""
+    merged: list[Line] = []
+    for line in page.lines:
+        prev = merged[-1] if merged else None
+        if prev is not None and not prev.rotated and not line.rotated:
+            mid = (line.top + line.bottom) / 2
+            same_row = prev.top - 1 <= mid <= prev.bottom + 1
+            after = line.x0 >= prev.x0 - 1 and line.x0 - prev.x1 < 3 * max(prev.size, 1.0)
+            if same_row and after and len(line.cells) <= 1 and len(prev.cells) <= 1:
+                glue = (
+                    ""
+                    if line.x0 - prev.x1 < 0.15 * prev.size or line.size < 0.8 * prev.size
+                    else " "
+                )
+                prev.text = f"{prev.text}{glue}{line.text}"
+                prev.x1 = max(prev.x1, line.x1)
+                prev.top, prev.bottom = min(prev.top, line.top), max(prev.bottom, line.bottom)
+                prev.cells = [prev.text]
+                continue
+        merged.append(line)
+    page.lines = merged
+
+
+def _title_lines(page: PageLines, body: float) -> list[Line]:
+    candidates = [
+        ln
+        for ln in page.lines[:40]
+        if ln.top < page.height * 0.5
+        and looks_like_words(ln.text)
+        and not is_banner(ln.text)
+        and not is_stamp(ln.text)
+        and ln.size >= TITLE_MIN_RATIO * body
+    ]
+    if not candidates:
+        return []
+    biggest = max(ln.size for ln in candidates)
+    chosen = [ln for ln in candidates if abs(ln.size - biggest) < 0.5]
+    first = page.lines.index(chosen[0])
+    block = [chosen[0]]
+    for ln in page.lines[first + 1 :]:
+        if abs(ln.size - biggest) < 0.5 and ln.top - block[-1].bottom < 1.2 * biggest:
+            block.append(ln)
+        elif (
+            ln.top >= block[-1].top - 1
+            and abs(ln.size - biggest) >= 0.5
+            and ln.size < 0.6 * biggest
         ):
-            flush()
-        paragraph.append(line.text)
-        previous = line
-    flush()
-    return new
+            continue  # a footnote marker on the title line
+        else:
+            break
+    return block
+
+
+def _is_table_row(line: Line) -> bool:
+    return len(line.cells) >= 3 or (
+        len(line.cells) == 2
+        and sum(c.isdigit() for c in line.text) >= 0.3 * len(line.text.replace(" ", ""))
+    )
+
+
+class _Builder:
+    def __init__(self, name: str, pages: list[PageLines]) -> None:
+        from docling_core.types.doc.base import Size
+        from docling_core.types.doc.document import DoclingDocument
+
+        self.doc = DoclingDocument(name=name)
+        self.heights: dict[int, float] = {}
+        for page in pages:
+            self.doc.add_page(page_no=page.page_no, size=Size(width=page.width, height=page.height))
+            self.heights[page.page_no] = page.height
+        self.paragraph: list[Line] = []
+
+    def _prov(self, lines: list[Line], text: str) -> list[Any]:
+        from docling_core.types.doc.base import BoundingBox, CoordOrigin
+        from docling_core.types.doc.common.reference import ProvenanceItem
+
+        provs = []
+        for page_no in dict.fromkeys(ln.page_no for ln in lines):
+            on_page = [ln for ln in lines if ln.page_no == page_no]
+            height = self.heights.get(page_no, 842.0)
+            box = BoundingBox(
+                l=min(ln.x0 for ln in on_page),
+                t=height - min(ln.top for ln in on_page),
+                r=max(ln.x1 for ln in on_page),
+                b=height - max(ln.bottom for ln in on_page),
+                coord_origin=CoordOrigin.BOTTOMLEFT,
+            )
+            provs.append(ProvenanceItem(page_no=page_no, bbox=box, charspan=(0, len(text))))
+        return provs
+
+    def add(self, kind: str, lines: list[Line], text: str, level: int = 1) -> None:
+        from docling_core.types.doc.labels import DocItemLabel
+
+        text = " ".join(text.split()) if kind != "table" else text
+        if not text:
+            return
+        provs = self._prov(lines, text)
+        if kind == "title":
+            item = self.doc.add_title(text=text, prov=provs[0])
+        elif kind == "heading":
+            item = self.doc.add_heading(text=text, level=level, prov=provs[0])
+        else:
+            item = self.doc.add_text(label=DocItemLabel.TEXT, text=text, orig=text, prov=provs[0])
+        item.prov.extend(provs[1:])
+
+    def flush(self) -> None:
+        if self.paragraph:
+            self.add("text", self.paragraph, join_lines([ln.text for ln in self.paragraph]))
+            self.paragraph = []
+
+
+def _new_block(prev: Line | None, line: Line, body: float) -> bool:
+    """Whether ``line`` starts a new paragraph after ``prev``."""
+    if prev is None:
+        return True
+    ended = bool(_SENTENCE_END.search(prev.text.rstrip()))
+    if line.page_no != prev.page_no or line.top < prev.top - body:
+        return ended  # page or column break: the sentence may go on
+    gap = line.top - prev.bottom
+    if gap > 1.1 * max(body, prev.size):
+        return True
+    if abs(line.size - prev.size) > 0.25 * body:
+        return True
+    indented = line.x0 - prev.x0 > 0.8 * body
+    return ended and indented
+
+
+def build_document(name: str, pages: list[PageLines]) -> Any:
+    """Return a ``DoclingDocument`` with title, headings, paragraphs and tables."""
+    for page in pages:
+        _merge_fragments(page)
+    remove_furniture(pages)
+    body = _body_size(pages)
+    ctx = Context(body_size=body, column_width=_column_width(pages, body))
+    builder = _Builder(name, pages)
+    title = _title_lines(pages[0], body) if pages else []
+    stream = [ln for page in pages for ln in page.lines]
+    if title:
+        builder.add("title", title, join_lines([ln.text for ln in title]))
+    title_ids = {id(ln) for ln in title}
+    stream = [ln for ln in stream if id(ln) not in title_ids]
+    prev: Line | None = None
+    index = 0
+    while index < len(stream):
+        line = stream[index]
+        following = stream[index + 1] if index + 1 < len(stream) else None
+        if _is_table_row(line):
+            end = index
+            while (
+                end < len(stream)
+                and (
+                    _is_table_row(stream[end])
+                    or (
+                        end + 1 < len(stream)
+                        and _is_table_row(stream[end + 1])
+                        and len(stream[end].text) < 80
+                    )
+                )
+                and stream[end].page_no == line.page_no
+            ):
+                end += 1
+            rows = stream[index:end]
+            if sum(_is_table_row(r) for r in rows) >= 3:
+                _emit_table(builder, rows)
+                prev, index = None, end
+                continue
+        starts = _new_block(prev, line, body) or line.bold or line.size >= 1.15 * body
+        level = heading_level(line, following, ctx) if starts else None
+        if level is not None:
+            builder.flush()
+            builder.add("heading", [line], line.text.replace(HYPHEN_MARK, ""), level)
+            prev, index = None, index + 1
+            continue
+        if starts and line.bold_prefix and _run_in(line.bold_prefix, ctx, line):
+            builder.flush()
+            heading = line.bold_prefix.strip().rstrip(".:").strip()
+            builder.add("heading", [line], heading, _run_in(line.bold_prefix, ctx, line) or 3)
+            rest = line.text[len(line.bold_prefix) :].strip()
+            if rest:
+                line.text = rest
+                builder.paragraph.append(line)
+            prev, index = line, index + 1
+            continue
+        if _new_block(prev, line, body):
+            builder.flush()
+        builder.paragraph.append(line)
+        prev, index = line, index + 1
+    builder.flush()
+    return builder.doc
+
+
+def _run_in(prefix: str, ctx: Context, line: Line) -> int | None:
+    """A bold run opening a paragraph is a heading when it is numbered or a section name."""
+    words = prefix.split()
+    if not 1 <= len(words) <= 8 or not prefix.strip().endswith((".", ":")):
+        return None
+    probe = Line(prefix.strip().rstrip(".:"), line.page_no, line.x0, line.top, line.x0, line.bottom,
+                 line.size, bold=True)  # fmt: skip
+    level = heading_level(probe, None, ctx)
+    if level is None:
+        return None
+    if numbering_depth(probe.text) is None and not name_match(probe.text):
+        return None
+    return level
+
+
+def _emit_table(builder: _Builder, rows: list[Line]) -> None:
+    builder.flush()
+    caption: list[Line] = []
+    last = builder.doc.texts[-1] if builder.doc.texts else None
+    text_rows = [" | ".join(r.cells) if len(r.cells) > 1 else r.text for r in rows]
+    body = "\n".join(text_rows)
+    if last is not None and _CAPTION.match(getattr(last, "text", "")):
+        caption_text = last.text
+        builder.doc.delete_items(node_items=[last])
+        body = f"{caption_text}\n{body}"
+    builder.add("table", caption + rows, body)

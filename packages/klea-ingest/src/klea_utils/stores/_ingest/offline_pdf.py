@@ -1,0 +1,147 @@
+"""The model-free PDF path: pdfium's text layer, checked page by page, OCR where unreadable.
+
+Every page is read with pypdfium2 (:mod:`klea_utils.stores._ingest.pdf_lines`) and
+assessed (:mod:`klea_utils.stores._ingest.text_quality`). A page without a text layer (a
+scan) or with unreadable text (fonts without a Unicode map) is rendered and read by
+tesseract instead, when OCR is on; OCR output replaces the page only when it reads better.
+The structure is then rebuilt from the lines (:mod:`klea_utils.stores._ingest.pdf_structure`).
+
+:class:`Recovery` says which pages were recovered and how. A document that stays mostly
+unreadable raises :class:`~klea_utils.stores.ingest_exceptions.ConversionError` (the
+file is reported as failed), never a document of gibberish.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from klea_utils.stores._ingest.ocr import TESSERACT_PACKAGE, ocr_page_lines, tesseract_available
+from klea_utils.stores._ingest.pdf_lines import PageLines, page_lines
+from klea_utils.stores._ingest.pdf_structure import build_document
+from klea_utils.stores._ingest.text_quality import PageQuality, assess
+from klea_utils.stores.ingest_exceptions import ConversionError, OcrUnavailableError
+
+__all__ = ["MAX_UNREADABLE_SHARE", "Recovery", "convert_pdf_offline"]
+
+MAX_UNREADABLE_SHARE = 0.5
+"""A document with more than this share of its text pages still unreadable fails."""
+
+
+def _ranges(pages: list[int]) -> str:
+    out: list[str] = []
+    for page in sorted(pages):
+        if out and out[-1].split("-")[-1] == str(page - 1):
+            out[-1] = f"{out[-1].split('-')[0]}-{page}"
+        else:
+            out.append(str(page))
+    return ", ".join(out)
+
+
+@dataclass
+class Recovery:
+    """Per-page outcome of the readability check (1-based page numbers)."""
+
+    ocr: list[int] = field(default_factory=list)
+    """Pages read by OCR (no text layer, or an unreadable one)."""
+    unreadable: list[int] = field(default_factory=list)
+    """Pages whose text stayed unreadable (OCR off, unavailable, or no better)."""
+
+    def describe(self) -> str:
+        """One line for logs and reports, empty when every page read cleanly."""
+        parts = []
+        if self.ocr:
+            parts.append(f"page(s) {_ranges(self.ocr)} recovered by OCR (tesseract)")
+        if self.unreadable:
+            parts.append(f"page(s) {_ranges(self.unreadable)} unreadable")
+        return "; ".join(parts)
+
+    def as_metadata(self) -> dict[str, list[int]]:
+        return {k: v for k, v in (("ocr", self.ocr), ("unreadable", self.unreadable)) if v}
+
+
+def _needs_ocr(page: PageLines, quality: PageQuality) -> bool:
+    if quality.empty:
+        return page.has_images
+    return not quality.readable
+
+
+def convert_pdf_offline(
+    path: Path, *, do_ocr: bool, logger: logging.Logger | None = None
+) -> tuple[Any, Recovery]:
+    """Convert the PDF at ``path``; return ``(DoclingDocument, Recovery)``.
+
+    Raises:
+        ConversionError: The PDF cannot be read, or most of its pages stay unreadable
+            (the message names the pages and what was tried).
+    """
+    import pypdfium2 as pdfium
+
+    log = logger or logging.getLogger(__name__)
+    try:
+        pdf = pdfium.PdfDocument(str(path))
+    except Exception as exc:  # pypdfium2 raises its own PdfiumError
+        raise ConversionError(path, f"cannot open PDF: {exc}") from exc
+    recovery = Recovery()
+    pages: list[PageLines] = []
+    text_pages = 0
+    try:
+        for index in range(len(pdf)):
+            page = page_lines(pdf, index)
+            quality = assess(page.raw_text)
+            if not quality.empty or page.has_images:
+                text_pages += 1
+            if _needs_ocr(page, quality):
+                page = _recover(pdf, index, page, quality, do_ocr, recovery, path)
+            pages.append(page)
+    finally:
+        pdf.close()
+    if recovery.unreadable and len(recovery.unreadable) > MAX_UNREADABLE_SHARE * max(1, text_pages):
+        if do_ocr and not tesseract_available():
+            raise OcrUnavailableError(
+                path,
+                f"page(s) {_ranges(recovery.unreadable)} need OCR (no text layer, or "
+                "unreadable text) but the `tesseract` command is not installed; install the "
+                f"`{TESSERACT_PACKAGE}` package (e.g. `apt-get install {TESSERACT_PACKAGE}`) "
+                "or provide Docling's models via an artifacts path",
+            )
+        how = (
+            "OCR is off"
+            if not do_ocr
+            else "tesseract is not installed"
+            if not tesseract_available()
+            else "OCR did not read them either"
+        )
+        raise ConversionError(
+            path,
+            f"unreadable text on page(s) {_ranges(recovery.unreadable)} of {len(pages)} "
+            f"(no text layer, or fonts without a Unicode map) and {how}",
+        )
+    if recovery.describe():
+        log.warning("%s: %s", Path(path).name, recovery.describe())
+    return build_document(Path(path).stem, pages), recovery
+
+
+def _recover(
+    pdf: Any,
+    index: int,
+    page: PageLines,
+    quality: PageQuality,
+    do_ocr: bool,
+    recovery: Recovery,
+    path: Path,
+) -> PageLines:
+    if quality.empty and not do_ocr:
+        return page  # a scan with OCR off: no text, as asked (zero chunks, not gibberish)
+    if not do_ocr or not tesseract_available():
+        recovery.unreadable.append(index + 1)
+        return page
+    ocr: PageLines = ocr_page_lines(pdf, index, path)
+    ocr_quality = assess("\n".join(line.text for line in ocr.lines))
+    if ocr_quality.legible and (quality.empty or ocr_quality.word_share > quality.word_share):
+        recovery.ocr.append(index + 1)
+        return ocr
+    recovery.unreadable.append(index + 1)
+    return page

@@ -1,0 +1,365 @@
+"""Text lines of a PDF page from pypdfium2's text layer, with the typography a reader uses.
+
+Each :class:`Line` carries its text, box (top-left origin, points), dominant font size,
+whether it is bold, small caps or rotated, and the horizontal gaps between its words, which
+is what :mod:`klea_utils.stores._ingest.pdf_structure` needs to tell headings, running
+heads, table rows and body text apart.
+
+Fonts without a Unicode map (LaTeX Type 3 bitmap fonts built without cm-super) come out
+with T1 (Cork) or OT1 character codes: their ligatures, quotes and dashes are control
+characters, mapped back here by the font's encoding family. pdfium's hyphenation marks
+(U+FFFE or U+0002 at a line end) are kept as a trailing ``\\ufffe`` so that joining lines
+can drop them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import re
+from dataclasses import dataclass, field
+from statistics import median
+from typing import Any
+
+__all__ = ["HYPHEN_MARK", "Line", "PageLines", "page_lines"]
+
+HYPHEN_MARK = "\ufffe"
+"""Marks a line that ends in a hyphenation hyphen (to be dropped when lines are joined)."""
+
+# T1 (Cork) slots 0x00-0x1F and OT1 slots 0x00-0x1F where they hold text glyphs.
+_T1 = {
+    0x0D: "\u201a", 0x0E: "\u2039", 0x0F: "\u203a", 0x10: "\u201c", 0x11: "\u201d",
+    0x12: "\u201e", 0x13: "\u00ab", 0x14: "\u00bb", 0x15: "\u2013", 0x16: "\u2014",
+    0x17: "", 0x19: "\u0131", 0x1A: "\u0237", 0x1B: "ff", 0x1C: "fi", 0x1D: "fl",
+    0x1E: "ffi", 0x1F: "ffl",
+}  # fmt: skip
+_OT1 = {
+    0x0B: "ff", 0x0C: "fi", 0x0D: "fl", 0x0E: "ffi", 0x0F: "ffl", 0x10: "\u0131",
+    0x11: "\u0237", 0x19: "\u00df", 0x1A: "\u00e6", 0x1B: "\u0153", 0x1C: "\u00f8",
+    0x1D: "\u00c6", 0x1E: "\u0152", 0x1F: "\u00d8",
+}  # fmt: skip
+_OT1_FONT = re.compile(r"^(?:[A-Z]{6}\+)?(cm|CM)(?!U)[a-zA-Z]*\d+$")
+_BOLD_NAME = re.compile(
+    r"bold|black|heavy|semibold|demi|\bmedi|[-,]bd\b|[-,]b$|^(?:[A-Z]{6}\+)?(?:cm|ec|t1)?bx|"
+    r"cmb\d|NimbusRomNo9L-Medi|\.B$|TB$|[a-z]{3,}b\d",
+    re.IGNORECASE,
+)
+_SMALLCAPS_NAME = re.compile(r"smallcaps|[-_]sc\b|csc\d|\bsc\d|caps|ecsc|cmcsc|rmsc", re.IGNORECASE)
+_ITALIC_NAME = re.compile(r"italic|oblique|[-,]it\b|cmti|ecti|cmmi|[-]i$", re.IGNORECASE)
+
+
+@dataclass
+class Line:
+    """One text line of a page (top-left origin, PDF points)."""
+
+    text: str
+    page_no: int
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+    size: float
+    bold: bool = False
+    italic: bool = False
+    smallcaps: bool = False
+    rotated: bool = False
+    gaps: list[float] = field(default_factory=list)
+    """Widths of the blank runs between consecutive words (for table detection)."""
+    cells: list[str] = field(default_factory=list)
+    """The line split at wide gaps (more than :data:`CELL_GAP_EM` ems), in order."""
+    bold_prefix: str = ""
+    """Leading bold words when the rest of the line is not bold (a run-in heading)."""
+
+    @property
+    def height(self) -> float:
+        return self.bottom - self.top
+
+    @property
+    def width(self) -> float:
+        return self.x1 - self.x0
+
+
+@dataclass
+class PageLines:
+    """The lines of one page, in the text layer's order, and the page size."""
+
+    page_no: int
+    width: float
+    height: float
+    lines: list[Line]
+    raw_text: str
+    has_images: bool = False
+
+
+CELL_GAP_EM = 1.2
+"""A blank wider than this many ems between words separates table cells."""
+
+
+@dataclass
+class _Char:
+    text: str
+    left: float
+    right: float
+    bottom: float
+    top: float
+    size: float
+    font: int
+
+
+@dataclass(frozen=True)
+class _Font:
+    bold: bool
+    italic: bool
+    smallcaps: bool
+    ot1: bool
+
+
+def _font_info(raw: Any, font: Any, weight: int, cache: dict[int, _Font]) -> _Font:
+    key = ctypes.cast(font, ctypes.c_void_p).value or 0
+    if key in cache:
+        return cache[key]
+    buf = ctypes.create_string_buffer(256)
+    n = raw.FPDFFont_GetBaseFontName(font, buf, 256)
+    name = buf.value.decode("utf-8", "replace") if n else ""
+    if not name:
+        n = raw.FPDFFont_GetFamilyName(font, buf, 256)
+        name = buf.value.decode("utf-8", "replace") if n else ""
+    font_weight = raw.FPDFFont_GetWeight(font)
+    bold = bool(_BOLD_NAME.search(name)) or max(weight, font_weight) >= 600
+    info = _Font(
+        bold=bold,
+        italic=bool(_ITALIC_NAME.search(name)),
+        smallcaps=bool(_SMALLCAPS_NAME.search(name)),
+        ot1=bool(_OT1_FONT.match(name)),
+    )
+    cache[key] = info
+    return info
+
+
+def _char_text(code: int, font: _Font | None) -> str:
+    if code in (0x02, 0xFFFE):
+        return HYPHEN_MARK
+    if code < 0x20:
+        table = _OT1 if font is not None and font.ot1 else _T1
+        return table.get(code, "")
+    if 0xD800 <= code < 0xE000:
+        return ""
+    return chr(code)
+
+
+def page_lines(pdf: Any, index: int) -> PageLines:
+    """Read the lines of page ``index`` (0-based) of an open ``pypdfium2.PdfDocument``."""
+    import pypdfium2.raw as raw
+
+    page = pdf[index]
+    try:
+        width, height = page.get_size()
+        textpage = page.get_textpage()
+        try:
+            raw_text = str(textpage.get_text_range())
+            chars = _read_chars(raw, textpage.raw, height)
+        finally:
+            textpage.close()
+        has_images = _has_images(raw, page.raw)
+    finally:
+        page.close()
+    fonts: dict[int, _Font] = {}
+    lines = [_line(group, index + 1, fonts) for group in _split_lines(chars)]
+    return PageLines(
+        index + 1, width, height, [ln for ln in lines if ln is not None], raw_text, has_images
+    )
+
+
+def _has_images(raw: Any, page: Any) -> bool:
+    for i in range(raw.FPDFPage_CountObjects(page)):
+        if raw.FPDFPageObj_GetType(raw.FPDFPage_GetObject(page, i)) == raw.FPDF_PAGEOBJ_IMAGE:
+            return True
+    return False
+
+
+_STYLE_IDS: dict[_Font, int] = {}
+_STYLES: dict[int, _Font] = {}
+
+
+def _style_id(info: _Font) -> int:
+    """A small, stable id per style (at most 16 exist), so characters stay light."""
+    if info not in _STYLE_IDS:
+        _STYLE_IDS[info] = len(_STYLE_IDS)
+        _STYLES[_STYLE_IDS[info]] = info
+    return _STYLE_IDS[info]
+
+
+def _read_chars(raw: Any, tp: Any, page_height: float) -> list[_Char | None]:
+    """Characters in text-layer order; ``None`` marks a line break pdfium generated."""
+    count = raw.FPDFText_CountChars(tp)
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    fonts: dict[int, _Font] = {}
+    out: list[_Char | None] = []
+    last_obj: int | None = None
+    obj_size = 0.0
+    current: tuple[_Font, int, bool] | None = None
+    for i in range(count):
+        code = raw.FPDFText_GetUnicode(tp, i)
+        if code in (0x0A, 0x0D):
+            if out and out[-1] is not None:
+                out.append(None)
+            continue
+        generated = raw.FPDFText_IsGenerated(tp, i) == 1
+        if generated and code == 0x20:
+            out.append(_Char(" ", 0, 0, 0, 0, 0, -1))
+            continue
+        obj = raw.FPDFText_GetTextObject(tp, i)
+        obj_key = ctypes.cast(obj, ctypes.c_void_p).value or 0
+        if obj_key != last_obj or current is None:
+            last_obj = obj_key
+            font = raw.FPDFTextObj_GetFont(obj) if obj else None
+            weight = raw.FPDFText_GetFontWeight(tp, i)
+            info = (
+                _font_info(raw, font, weight, fonts) if font else _Font(False, False, False, False)
+            )
+            angle = raw.FPDFText_GetCharAngle(tp, i)
+            rotated = angle > 0 and min(angle % math.pi, math.pi - angle % math.pi) > 0.05
+            font_id = _style_id(info) if not rotated else -2
+            obj_size = _object_size(raw, obj) if obj else 0.0
+            current = (info, font_id, rotated)
+        info, font_id, _rotated = current
+        text = _char_text(code, info)
+        if not text:
+            continue
+        raw.FPDFText_GetCharBox(tp, i, left, right, bottom, top)
+        size = obj_size or raw.FPDFText_GetFontSize(tp, i)
+        out.append(
+            _Char(
+                text,
+                left.value,
+                right.value,
+                page_height - bottom.value,
+                page_height - top.value,
+                size,
+                font_id,
+            )
+        )
+    return out
+
+
+def _object_size(raw: Any, obj: Any) -> float:
+    """The text object's font size scaled by its matrix (the size a reader sees)."""
+    size = ctypes.c_float()
+    if not raw.FPDFTextObj_GetFontSize(obj, size):
+        return 0.0
+    matrix = raw.FS_MATRIX()
+    if not raw.FPDFPageObj_GetMatrix(obj, matrix):
+        return float(size.value)
+    scale = math.sqrt(abs(matrix.a * matrix.d - matrix.b * matrix.c))
+    return float(size.value) * (scale or 1.0)
+
+
+def _split_lines(chars: list[_Char | None]) -> list[list[_Char]]:
+    """Split at pdfium's line breaks, and where the baseline jumps without one."""
+    groups: list[list[_Char]] = []
+    current: list[_Char] = []
+    for char in chars:
+        if char is None:
+            if current:
+                groups.append(current)
+            current = []
+            continue
+        if char.font != -1 and current:
+            last = next((c for c in reversed(current) if c.font != -1), None)
+            if last is not None and last.text != " ":
+                line_h = max(last.bottom - last.top, 1.0)
+                jumped = (
+                    abs(char.bottom - last.bottom) > 0.8 * line_h
+                    and abs(char.top - last.top) > 0.8 * line_h
+                )
+                went_back = char.left < last.left - 6 * line_h
+                if jumped and went_back:
+                    groups.append(current)
+                    current = []
+        current.append(char)
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _line(chars: list[_Char], page_no: int, _fonts: dict[int, _Font]) -> Line | None:
+    real = [c for c in chars if c.font != -1 and c.text.strip()]
+    if not real:
+        return None
+    sizes = [c.size for c in real if c.size > 0]
+    size = median(sizes) if sizes else median(c.bottom - c.top for c in real)
+    rotated = sum(c.font == -2 for c in real) > len(real) / 2
+    fonts = [_STYLES.get(c.font) for c in real]
+    bold_chars = [bool(f and f.bold) for f in fonts]
+    bold = sum(bold_chars) >= 0.8 * len(real)
+    italic = sum(bool(f and f.italic) for f in fonts) >= 0.8 * len(real)
+    smallcaps = sum(bool(f and f.smallcaps) for f in fonts) >= 0.6 * len(real)
+    text, gaps, cells = _assemble(chars, size)
+    text = " ".join(text.split(" ")).strip()
+    if not text:
+        return None
+    prefix = ""
+    if not bold and bold_chars[0]:
+        n = 0
+        while n < len(real) and bold_chars[n]:
+            n += 1
+        prefix = "".join(c.text for c in real[:n])
+        # rebuild with spaces: take the text up to the same number of non-space chars
+        prefix = _prefix_by_chars(text, len(prefix))
+    return Line(
+        text=" ".join(text.split()) if not text.endswith(HYPHEN_MARK) else text,
+        page_no=page_no,
+        x0=min(c.left for c in real),
+        top=min(c.top for c in real),
+        x1=max(c.right for c in real),
+        bottom=max(c.bottom for c in real),
+        size=size,
+        bold=bold,
+        italic=italic,
+        smallcaps=smallcaps,
+        rotated=rotated,
+        gaps=gaps,
+        cells=cells,
+        bold_prefix=prefix,
+    )
+
+
+def _prefix_by_chars(text: str, count: int) -> str:
+    seen = 0
+    for pos, ch in enumerate(text):
+        if not ch.isspace():
+            seen += len(ch)
+            if seen >= count:
+                return text[: pos + 1]
+    return text
+
+
+def _assemble(chars: list[_Char], size: float) -> tuple[str, list[float], list[str]]:
+    """Text with spaces where glyphs are apart, gap widths, and wide-gap cells."""
+    parts: list[str] = []
+    gaps: list[float] = []
+    cells: list[str] = []
+    cell: list[str] = []
+    prev: _Char | None = None
+    space_pending = False
+    em = max(size, 1.0)
+    for char in chars:
+        if char.font == -1 or not char.text.strip():
+            space_pending = True
+            continue
+        if prev is not None:
+            gap = char.left - prev.right
+            if gap > CELL_GAP_EM * em:
+                cells.append("".join(cell).strip())
+                cell = []
+            if space_pending or gap > 0.25 * em:
+                if gap > 0.1 * em:
+                    gaps.append(gap)
+                parts.append(" ")
+                cell.append(" ")
+        parts.append(char.text)
+        cell.append(char.text)
+        prev = char
+        space_pending = False
+    cells.append("".join(cell).strip())
+    return "".join(parts), gaps, [c for c in cells if c]
