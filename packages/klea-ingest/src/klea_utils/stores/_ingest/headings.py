@@ -148,8 +148,6 @@ def heading_level(line: Line, following: Line | None, ctx: Context) -> int | Non
         and following.top - line.bottom < ctx.body_size
     ):
         return None  # the sentence goes on below: not a heading
-    if line.width > 0.9 * ctx.column_width and len(words) > 6:
-        return None  # a full-width line is body text that happens to be short of words
     depth = numbering_depth(text)
     name = name_match(_NUMBERED.sub(r"\g<rest>", text) if depth else text)
     large = line.size >= LARGE_RATIO * ctx.body_size
@@ -157,9 +155,11 @@ def heading_level(line: Line, following: Line | None, ctx: Context) -> int | Non
         sum(c.isupper() for c in text) >= 0.8 * sum(c.isalpha() for c in text) and len(words) <= 8
     )
     styled = line.bold or line.smallcaps or caps or large
+    if not (styled or depth) and line.width > 0.9 * ctx.column_width and len(words) > 6:
+        return None  # a full-width plain line is body text that happens to be short of words
     if text.endswith(".") and not (depth or name) and len(words) > 4:
         return None  # a sentence set in bold (a lemma, a caption) rather than a heading
-    if depth is not None and (styled or name or len(words) <= 8):
+    if depth is not None and (styled or name or (len(words) <= 8 and not text.endswith("."))):
         return min(depth, 4)
     if name and (styled or len(words) <= 3):
         return 1

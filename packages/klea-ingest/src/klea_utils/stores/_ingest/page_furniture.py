@@ -83,7 +83,7 @@ def remove_furniture(pages: list[PageLines]) -> int:
         slots.update(places)
     needed = 2 if len(pages) <= 4 else 3
     repeating = {key for key, n in counts.items() if n >= needed and len(key[1]) >= 3}
-    same_place = {slot for slot, n in slots.items() if n >= max(needed, len(pages) // 3)}
+    same_place = {slot for slot, n in slots.items() if n >= max(needed, len(pages) // 2)}
     dropped = 0
     for page in pages:
         kept = []
@@ -97,6 +97,7 @@ def remove_furniture(pages: list[PageLines]) -> int:
                 or (
                     band is not None
                     and _slot(line, band) in same_place
+                    and not line.bold
                     and len(line.text.split()) <= 10
                     and _isolated(line, page)
                 )

@@ -16,7 +16,7 @@ REF_DOC_OVERHEAD = 200
 
 # Keys never shown: the file name is the header, headings label each chunk, the hash is
 # machine state, and ``_``-prefixed keys (scores, backend ids) are internal.
-_HIDDEN_KEYS = frozenset({"file_name", "file_hash", "headings"})
+_HIDDEN_KEYS = frozenset({"file_name", "file_hash", "headings", "page_start", "page_end"})
 _SHARED_ORDER = ("title", "authors", "year", "journal", "doi", "keywords")
 
 RefMaterial = dict[str, list[tuple[Document, float]]]
@@ -50,6 +50,16 @@ def truncate_reference_material(reference_material: RefMaterial, max_chars: int)
             used += len(doc.page_content) + REF_DOC_OVERHEAD
         out[domain] = kept
     return out
+
+
+def page_label(metadata: dict[str, Any]) -> str:
+    """``p. 7`` or ``pp. 7-8`` from a chunk's ``page_start``/``page_end``, else ``""``."""
+    start, end = metadata.get("page_start"), metadata.get("page_end")
+    if isinstance(start, bool) or not isinstance(start, int):
+        return ""
+    if isinstance(end, bool) or not isinstance(end, int) or end <= start:
+        return f"p. {start}"
+    return f"pp. {start}-{end}"
 
 
 def _display_value(key: str, value: Any) -> str:
@@ -110,7 +120,8 @@ def serialize_reference_material(reference_material: RefMaterial) -> str:
     every chunk of the file shares (bibliographic fields, ``url*`` keys, map keys);
     metadata that differs between chunks is written inline above the chunk it belongs
     to. Person-name fields show display names only (see ``display_person_names``);
-    ``headings`` label each chunk; scores and ``_``-prefixed keys are never included.
+    ``headings`` and the pages (``[p. 7]``, ``[pp. 7-8]`` from ``page_start``/``page_end``)
+    label each chunk; scores and ``_``-prefixed keys are never included.
     An empty input gives ``""``.
     """
     groups = _file_groups(reference_material)
@@ -126,6 +137,9 @@ def serialize_reference_material(reference_material: RefMaterial) -> str:
             label = f"#### Excerpt {i}/{len(chunks)}"
             if isinstance(headings, list | tuple) and headings:
                 label += f" ({' > '.join(str(h) for h in headings)})"
+            pages = page_label(doc.metadata)
+            if pages:
+                label += f" [{pages}]"
             lines.append("")
             lines.append(label)
             inline = _line(doc.metadata, _ordered(set(_shown_keys(doc)) - header_keys))
