@@ -133,7 +133,7 @@ def heading_found(ref: str, chunk_headings: set[str]) -> bool:
 
 # -- running lines -------------------------------------------------------------------------
 
-_STAMP = re.compile(r"arXiv:\s*\d{4}\.\d{4,5}(?:v\d+)?\s*\[[\w.\-]+\]|arXiv:[a-z\-]+/\d{7}v\d+")
+_STAMP = re.compile(r"arXiv:\s*\d{4}\.\d{4,5}v\d+\s*\[[\w.\-]+\]|arXiv:[a-z\-]+/\d{7}v\d+")
 
 
 def _line_key(line: str) -> str:
@@ -318,7 +318,7 @@ def measure(path: Path, reference: str, processor: Any, chunker: Any, limit: int
         authors_ok=None if title_ref is None else clean_authors(meta.get("authors")),
         maxtok=max(lengths, default=0),
         over=sum(n > limit for n in lengths),
-        recovered=getattr(cached, "recovery", None) or meta.get("_recovery"),
+        recovered=getattr(getattr(processor, "_converter", None), "last_recovery", ""),
     )
     return row
 

@@ -128,3 +128,17 @@ def test_serialize_groups_per_file_with_shared_fields_once_and_no_scores():
     assert "0.9" not in text
     assert "ankur sinha" not in text
     assert serialize_reference_material({}) == ""
+
+
+def test_excerpts_are_labelled_with_their_pages() -> None:
+    base = {"file_name": "a.pdf", "headings": ["Methods"]}
+    docs = [
+        (Document(page_content="one", metadata={**base, "page_start": 7, "page_end": 8}), 0.9),
+        (Document(page_content="two", metadata={**base, "page_start": 3, "page_end": 3}), 0.5),
+        (Document(page_content="three", metadata=dict(base)), 0.1),
+    ]
+    text = serialize_reference_material({"d": docs})
+    assert "#### Excerpt 1/3 (Methods) [pp. 7-8]" in text
+    assert "#### Excerpt 2/3 (Methods) [p. 3]" in text
+    assert "#### Excerpt 3/3 (Methods)\n" in text
+    assert "page_start" not in text
