@@ -174,3 +174,16 @@ def test_store_lint_reports_a_file_that_is_not_a_corpus(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["store-lint", "--bm25-store", str(garbage)])
     assert result.exit_code == 1
     assert f"BM25 corpus {str(garbage)!r}: batch 0 cannot be unpickled" in result.output
+
+
+def test_max_tokens_above_the_embedder_is_a_one_line_error_unless_forced(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    result = CliRunner().invoke(app, ["chunk", str(source), "--max-tokens", "450"])
+    assert result.exit_code == 1
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1
+    assert "max_tokens=450 is more than the 256 tokens" in errors[0]
+    assert "--force-max-tokens" in errors[0]
+    help_text = CliRunner().invoke(app, ["build", "--help"], env={"COLUMNS": "200"}).output
+    assert "--force-max-tokens" in help_text

@@ -8,6 +8,8 @@ The hierarchy extends the root of ``klea-retrieval``
         ├── ConversionError          one source file could not be converted or chunked;
         │   │                        carries ``path`` and a reason
         │   └── OcrUnavailableError  a scanned PDF needs OCR and no OCR engine is installed
+        ├── ChunkBudgetError         max_tokens is more than the embedding model reads
+        │                            (ValueError)
         ├── ChunkCacheError          the chunk cache cannot be read or written
         ├── CollectionBusyError      another run holds the collection's lock
         ├── MetadataMapError         a metadata map is missing, malformed or lacks a file
@@ -23,6 +25,7 @@ from pathlib import Path
 from klea_utils.stores.exceptions import KleaStoresError
 
 __all__ = [
+    "ChunkBudgetError",
     "ChunkCacheError",
     "CollectionBusyError",
     "ConversionError",
@@ -35,6 +38,10 @@ __all__ = [
 
 class IngestError(KleaStoresError):
     """An ingestion step could not complete."""
+
+
+class ChunkBudgetError(IngestError, ValueError):
+    """An explicit ``max_tokens`` is more than the embedding model reads (not forced)."""
 
 
 class ConversionError(IngestError):

@@ -22,6 +22,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores.ingest_exceptions import ChunkBudgetError
 from langchain_core.documents import Document
 
 __all__ = [
@@ -138,8 +139,9 @@ def resolve_max_tokens(embedding_model: str, max_tokens: int | None, *, force: b
     """The chunk budget: ``max_tokens``, or the model's limit capped at 450 when ``None``.
 
     Raises:
-        ValueError: ``max_tokens`` is below 1, or above what the embedding model reads and
-            ``force`` is false (one line naming both numbers).
+        ValueError: ``max_tokens`` is below 1.
+        ChunkBudgetError: (a ``ValueError``) ``max_tokens`` is above what the embedding
+            model reads and ``force`` is false (one line naming both numbers).
     """
     limit = embedding_max_tokens(embedding_model)
     if max_tokens is None:
@@ -147,7 +149,7 @@ def resolve_max_tokens(embedding_model: str, max_tokens: int | None, *, force: b
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
     if limit is not None and max_tokens > limit and not force:
-        raise ValueError(
+        raise ChunkBudgetError(
             f"max_tokens={max_tokens} is more than the {limit} tokens the embedding model "
             f"{embedding_model!r} reads (the rest of each chunk would be cut when embedded); "
             f"use at most {limit}, or force it (--force-max-tokens, force_max_tokens=True)"
