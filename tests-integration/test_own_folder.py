@@ -75,9 +75,10 @@ def test_own_folder_from_build_to_answers(tmp_path: Path) -> None:
     )
     assert built.returncode == 0, built.stderr
     assert "Summary: 3 file(s) added" in built.stdout  # each paper once, the broken one not
-    failed = [line for line in built.stderr.splitlines() if "broken.pdf" in line]
-    assert failed == [line for line in failed if line.startswith("1 file(s) not stored: ")]
-    assert len(failed) == 1
+    summary = [ln for ln in built.stderr.splitlines() if ln.startswith("1 file(s) not stored")]
+    assert len(summary) == 1
+    assert summary[0].startswith("1 file(s) not stored: broken.pdf (")
+    assert "damaged or truncated" in summary[0]
 
     lines = built.stdout.splitlines()
     command = shlex.split(lines[lines.index("Query what you built:") + 1])
