@@ -14,11 +14,6 @@ from klea_utils.stores._retrieval.store_uri import FTS5_PREFIX, StoreURI
 from klea_utils.stores.config import StoreInfo
 from klea_utils.stores.exceptions import StoreBackendError
 from klea_utils.stores.filters import filter_docs_by_metadata
-from klea_utils.stores.langchain_bm25 import (
-    BM25Retriever,
-    default_preprocessing_func,
-    stemmed_preprocessing_func,
-)
 from klea_utils.stores.retrieval.base import BaseKleaRetriever
 from langchain_core.documents import Document
 
@@ -169,6 +164,13 @@ class BM25RetrieverManager(BaseKleaRetriever):
                 "BM25 store %r: corpus %r not found; skipping it", store.name, store.path
             )
             return None
+        # Imported here: langchain_core.retrievers costs more than an FTS5 query.
+        from klea_utils.stores.langchain_bm25 import (
+            BM25Retriever,
+            default_preprocessing_func,
+            stemmed_preprocessing_func,
+        )
+
         docs = read_corpus(store.path)
         stemmed = bool(getattr(store, "stemming", None))
         preprocess = stemmed_preprocessing_func if stemmed else default_preprocessing_func
@@ -185,7 +187,7 @@ class BM25RetrieverManager(BaseKleaRetriever):
         metadata_filter: dict[str, Any] | None,
     ) -> list[tuple[Document, float]]:
         index: Any = store.loaded_object
-        if isinstance(index, BM25Retriever):
+        if hasattr(index, "scored_documents"):  # a BM25Retriever over a pickled corpus
             return filtered_top_k(
                 lambda n: index.scored_documents(query, k=n), k, metadata_filter, len(index.docs)
             )
