@@ -104,8 +104,12 @@ def check_command(
         ),
     ] = False,
 ) -> None:
-    """Check that the FTS5 index agrees with the stored documents; exit 1 when it does not."""
-    tagged = existing_index(db)
+    """Check that the FTS5 index agrees with the stored documents; exit 1 when it does not.
+
+    The file itself is checked first (``PRAGMA integrity_check``): a damaged file is
+    reported as damaged, since rebuilding the index cannot repair it.
+    """
+    tagged = existing_index(db, full_check=True)
 
     async def work() -> tuple[bool, int]:
         async with open_text_store(db, tagged) as store:

@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 
+from sci_etl_core.cli._index_file import index_file_problem
 from sci_etl_core.cli._options import parse_search_filters
-from sci_etl_core.cli._runtime import EXIT_USAGE, fail
+from sci_etl_core.cli._runtime import EXIT_FAILURE, EXIT_USAGE, fail
 from sci_etl_core.cli._stores import recorded_facet_keys
 from sci_etl_core.search.filters import SearchFilter
 
@@ -83,10 +84,17 @@ RangeOption = Annotated[
 ]
 
 
-def existing_index(db: Path) -> tuple[str, ...]:
-    """Exit with status 2 unless ``db`` exists; return the facet keys it is tagged by."""
+def existing_index(db: Path, *, full_check: bool = False) -> tuple[str, ...]:
+    """Exit with status 2 unless ``db`` exists; return the facet keys it is tagged by.
+
+    A file that is damaged, not a text index, or cannot be opened exits with status 1
+    and says so (``full_check`` checks every page, as ``maintain check`` does).
+    """
     if not db.is_file():
         fail(f"--db {db}: no such text index; create it with the index command", EXIT_USAGE)
+    problem = index_file_problem(db, full_check=full_check)
+    if problem is not None:
+        fail(f"--db {db}: {problem}", EXIT_FAILURE)
     return recorded_facet_keys(db) or ()
 
 
