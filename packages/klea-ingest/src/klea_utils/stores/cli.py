@@ -171,6 +171,27 @@ WriteConfig = Annotated[
 EmbedBatch = Annotated[
     int, typer.Option("--embed-batch-size", min=1, help="Chunks embedded per add_documents call.")
 ]
+RayAddress = Annotated[
+    str | None,
+    typer.Option(
+        "--ray",
+        metavar="ADDRESS",
+        help="Convert on a Ray cluster (pip install 'klea-ingest[ray]'): 'auto' joins the "
+        "cluster 'ray start' made, 'local' starts a private one, or HOST:PORT.",
+        show_default=False,
+    ),
+]
+RayEmbed = Annotated[
+    bool, typer.Option("--ray-embed", help="Also embed on the Ray cluster (needs --ray).")
+]
+DeviceOpt = Annotated[
+    str,
+    typer.Option(
+        "--device",
+        help="auto, cpu, cuda (cuda:N) or mps for Docling's models and the embedder; with "
+        "--ray, cuda asks Ray for one GPU per worker.",
+    ),
+]
 
 
 THIRD_PARTY_LOGGERS = (
@@ -221,6 +242,9 @@ def _builder(
     do_ocr: bool = True,
     embed_batch_size: int = 256,
     store_uri: str | None = None,
+    device: str = "auto",
+    ray_address: str | None = None,
+    ray_embed: bool = False,
 ) -> StoresBuilder:
     from klea_utils.stores._retrieval.store_uri import StoreURI
     from klea_utils.stores.ingestion import StoresBuilder
@@ -234,6 +258,9 @@ def _builder(
         do_ocr=do_ocr,
         embed_batch_size=embed_batch_size,
         store_dir=local.resolve() if local is not None else None,
+        device=device,
+        ray_address=ray_address,
+        ray_embed=ray_embed,
     )
     builder.writer.report_missing = False  # _report_store prints the one summary line
     return builder
@@ -310,6 +337,8 @@ def chunk(
     old_model: OldModel = None,
     verbose: Verbose = 0,
     quiet: Quiet = False,
+    device: DeviceOpt = "auto",
+    ray: RayAddress = None,
     debug: Debug = False,
 ) -> None:
     """Convert and chunk SOURCE into its cache and write the metadata-map template."""
@@ -328,6 +357,8 @@ def chunk(
             max_tokens=max_tokens,
             force_max_tokens=force_max_tokens,
             do_ocr=ocr,
+            device=device,
+            ray_address=ray,
         )
         headings = _chunk(builder, source, force, worker_mem_limit, worker_batch_size)
         path = write_heading_template(headings, source.resolve(), logger)
@@ -561,10 +592,17 @@ def build(
     old_model: OldModel = None,
     verbose: Verbose = 0,
     quiet: Quiet = False,
+    device: DeviceOpt = "auto",
+    ray: RayAddress = None,
+    ray_embed: RayEmbed = False,
     debug: Debug = False,
 ) -> None:
     """Chunk and store SOURCE in one go (no review step unless --metadata-map is given)."""
     _check_fts5_options(fts5_store, fts5_stemming)
+    if ray_embed and ray is None:
+        raise typer.BadParameter(
+            "it embeds on a Ray cluster; give --ray ADDRESS too", param_hint="'--ray-embed'"
+        )
     logger = _logger(verbose, quiet, debug)
 
     def step() -> None:
@@ -576,6 +614,9 @@ def build(
             do_ocr=ocr,
             embed_batch_size=embed_batch_size,
             store_uri=store_uri,
+            device=device,
+            ray_address=ray,
+            ray_embed=ray_embed,
         )
         summary = builder.build(
             str(source),

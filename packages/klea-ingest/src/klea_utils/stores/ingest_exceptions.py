@@ -14,8 +14,11 @@ The hierarchy extends the root of ``klea-retrieval``
         ├── CollectionBusyError      another run holds the collection's lock
         ├── MetadataMapError         a metadata map is missing, malformed or lacks a file
         │                            (ValueError)
-        └── SourceLayoutError        the source folder cannot be ingested as laid out, such
-                                     as two files with the same name (ValueError)
+        ├── SourceLayoutError        the source folder cannot be ingested as laid out, such
+        │                            as two files with the same name (ValueError)
+        └── ClusterError             the Ray cluster cannot be joined or cannot start the
+            │                        workers (RuntimeError)
+            └── RayUnavailableError  Ray is not installed: klea-ingest[ray] (ImportError)
 """
 
 from __future__ import annotations
@@ -27,11 +30,13 @@ from klea_utils.stores.exceptions import KleaStoresError
 __all__ = [
     "ChunkBudgetError",
     "ChunkCacheError",
+    "ClusterError",
     "CollectionBusyError",
     "ConversionError",
     "IngestError",
     "MetadataMapError",
     "OcrUnavailableError",
+    "RayUnavailableError",
     "SourceLayoutError",
 ]
 
@@ -79,3 +84,11 @@ class MetadataMapError(IngestError, ValueError):
 
 class SourceLayoutError(IngestError, ValueError):
     """The source folder cannot be ingested as laid out (e.g. two files share a name)."""
+
+
+class ClusterError(IngestError, RuntimeError):
+    """The Ray cluster cannot be joined, or cannot start the conversion or embedding workers."""
+
+
+class RayUnavailableError(ClusterError, ImportError):
+    """Ray is not installed; the ``ray`` extra of ``klea-ingest`` provides it."""

@@ -82,6 +82,12 @@ class StoresBuilder:
         embeddings: Ready ``Embeddings`` for the store phase instead of loading
             ``embedding_model`` (which is otherwise loaded on the first chunk embedded).
         force_max_tokens: Accept a ``max_tokens`` above what the embedding model reads.
+        ray_address: Convert uncached files on a Ray cluster instead of local workers:
+            ``auto`` joins the cluster ``ray start`` made, ``local`` starts a private
+            local instance, or ``host:port``; needs ``klea-ingest[ray]`` (see
+            docs/guides/scaling-out.md). ``None`` (default) keeps everything local.
+        ray_embed: Also embed on the cluster, in workers that load the model once
+            (needs ``ray_address``); ``embeddings`` then must be ``None``.
 
     Attributes:
         writer: The :class:`~klea_utils.stores.store_writer.StoreWriter` of the store phase
@@ -108,6 +114,8 @@ class StoresBuilder:
         file_timeout_s: float = 900.0,
         embeddings: Embeddings | None = None,
         force_max_tokens: bool = False,
+        ray_address: str | None = None,
+        ray_embed: bool = False,
     ) -> None:
         max_tokens = resolve_max_tokens(embedding_model, max_tokens, force=force_max_tokens)
         self.embedding_model = embedding_model
@@ -119,6 +127,20 @@ class StoresBuilder:
         self.device = validate_device(device)
         self.artifacts_path = Path(artifacts_path) if artifacts_path is not None else None
         self.file_timeout_s = file_timeout_s
+        if ray_address is not None and not ray_address.strip():
+            raise ValueError("ray_address must be 'auto', 'local' or host:port, got ''")
+        if ray_embed and ray_address is None:
+            raise ValueError("ray_embed=True needs ray_address (the cluster to embed on)")
+        if ray_embed and embeddings is not None:
+            raise ValueError("ray_embed=True embeds on the cluster; do not also pass embeddings")
+        self.ray_address = ray_address
+        self.ray_embed = ray_embed
+        if ray_embed and ray_address is not None:
+            from klea_utils.stores._ingest.ray_embeddings import RayEmbeddings
+
+            embeddings = RayEmbeddings(
+                embedding_model, ray_address, device=self.device, logger=logger
+            )
         self.writer = StoreWriter(
             embedding_model=embedding_model,
             logger=logger,
@@ -245,6 +267,12 @@ class StoresBuilder:
         config = self.worker_config(source_path, None if in_process else worker_mem_limit)
         if in_process:
             return convert_batch_worker(config, todo) or []
+        if self.ray_address is not None:
+            from klea_utils.stores._ingest.ray_cluster import connect
+            from klea_utils.stores._ingest.ray_conversion import convert_on_ray
+
+            ray = connect(self.ray_address, self.logger)
+            return convert_on_ray(ray, self.logger, config, todo, worker_batch_size)
         return dispatch_conversion_batches(self.logger, config, todo, worker_batch_size)
 
     # -- store phase: the writer (klea_utils.stores.store_writer) ---------------------------

@@ -65,6 +65,11 @@ class DoiCache:
         with self._lock:
             return self._entries.get(self.key(doi))
 
+    def records(self) -> dict[str, dict[str, Any]]:
+        """A copy of every record held (those on disk when opened, and those put since)."""
+        with self._lock:
+            return dict(self._entries)
+
     def put(self, doi: str, record: dict[str, Any]) -> None:
         """Remember ``record`` for ``doi``; flushes once :data:`FLUSH_EVERY` entries are pending."""
         with self._lock:

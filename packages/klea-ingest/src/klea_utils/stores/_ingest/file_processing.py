@@ -90,6 +90,14 @@ class FileProcessor:
 
     def process(self, path: Path, file_hash: str) -> FileOutcome:
         """Convert, chunk and cache ``path``; never raises for a bad document."""
+        outcome = self.convert(path, file_hash)
+        if outcome.cached is not None and outcome.cached.docs:
+            # A zero-chunk file is not cached, so a later run (e.g. with OCR) retries it.
+            self.cache.store(outcome.cached)
+        return outcome
+
+    def convert(self, path: Path, file_hash: str) -> FileOutcome:
+        """Convert and chunk ``path`` without caching it (the Ray workers' driver caches)."""
         path = Path(path)
         try:
             document = self._converter.convert(path)
@@ -107,6 +115,4 @@ class FileProcessor:
             metadata=metadata,
             headings=heading_chains(docs),
         )
-        if docs:  # a zero-chunk file is not cached, so a later run (e.g. with OCR) retries it
-            self.cache.store(cached)
         return FileOutcome(cached=cached)

@@ -1,0 +1,319 @@
+"""Convert uncached files on a Ray cluster, with the rules of the local conversion workers.
+
+The driver (this process) keeps the list of files and is the only writer of the chunk
+cache: each Ray worker (an actor of
+:class:`~klea_utils.stores._ingest.ray_worker.RayConversionWorker`, one process holding
+one CPU, and one GPU on a CUDA run) loads Docling once, then is sent one file at a time
+as bytes and sends back its chunks, which the driver caches exactly as a local worker
+would. The rules are the local ones (:mod:`klea_utils.stores.chunk_worker`):
+
+- a worker is retired (and a fresh one started) after ``batch_size`` files, or after a
+  file that leaves its RSS above the memory cap, because Docling leaks per conversion;
+- a worker that dies (killed for memory, crashed, its host lost) has the file it was
+  converting retried alone in a fresh worker; a file that kills two workers is failed as
+  a poison file and the run goes on;
+- a worker with no answer for ``file_timeout_s`` is killed and treated as dead.
+
+Failed files name the node that handled them. Results come back in ``items`` order as
+:class:`~klea_utils.stores.chunk_worker.ChunkItemResult`, as the local dispatcher returns.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from klea_utils.stores._ingest.doi_cache import open_doi_cache
+from klea_utils.stores._ingest.progress import ConversionProgress
+from klea_utils.stores._ingest.ray_cluster import (
+    actor_options,
+    node_label,
+    worker_device,
+    worker_slots,
+)
+from klea_utils.stores._ingest.ray_worker import (
+    RayConversionWorker,
+    RayFileResult,
+    read_doi_records,
+)
+from klea_utils.stores.chunk_cache import CachedFile, ChunkCache
+from klea_utils.stores.chunk_worker import ChunkItemResult, ChunkWorkerConfig
+from klea_utils.stores.ingest_exceptions import ClusterError
+
+__all__ = ["convert_on_ray"]
+
+_POISON_DEATHS = 2
+_POLL_S = 0.2
+_STARTUP_TIMEOUT_S = 600.0
+_START_FAILURES = 3
+
+Item = tuple[str, str]
+
+
+@dataclass
+class _Worker:
+    """One Ray conversion worker as the driver sees it."""
+
+    actor: Any
+    ready: Any  # reference to the start-up answer (the node id), None once answered
+    created: float
+    node: str = "starting"
+    converted: int = 0
+    solo: bool = False
+    item: Item | None = None
+    ref: Any = None
+    started: float = 0.0
+
+
+class _RayDispatch:
+    """The state of one Ray conversion run (see the module docstring for the rules)."""
+
+    def __init__(
+        self,
+        ray: Any,
+        logger: logging.Logger,
+        config: ChunkWorkerConfig,
+        items: list[Item],
+        batch_size: int,
+        progress: ConversionProgress,
+    ) -> None:
+        self.ray = ray
+        self.logger = logger
+        self.config = config
+        self.batch_size = batch_size
+        self.progress = progress
+        self.total = len(items)
+        self.cache = ChunkCache(Path(config.source_path))
+        self.doi_cache = open_doi_cache(self.cache.cache_dir)
+        self.pending: deque[Item] = deque(items)
+        self.retry: deque[Item] = deque()
+        self.final: dict[str, ChunkItemResult] = {}
+        self.deaths: dict[str, int] = {}
+        self.workers: list[_Worker] = []
+        self.start_failures = 0
+        self.target = min(worker_slots(ray, config.device), len(items))
+        self.remote_class = ray.remote(RayConversionWorker).options(**actor_options(config.device))
+        self.options = {
+            "max_tokens": config.max_tokens,
+            "merge_peers": config.merge_peers,
+            "tokenizer_model": config.tokenizer_model,
+            "do_ocr": config.do_ocr,
+            "device": worker_device(config.device),
+            "artifacts_path": config.artifacts_path,
+            "log_level": config.log_level,
+        }
+        self.doi_seed = read_doi_records(self.cache.cache_dir)
+        self.idle_since = time.monotonic()
+
+    # -- the loop ------------------------------------------------------------------------
+
+    def run(self) -> None:
+        while len(self.final) < self.total:
+            self._start_workers()
+            self._assign()
+            self._wait_and_handle()
+            self._kill_stuck()
+
+    def _start_workers(self) -> None:
+        busy = sum(1 for worker in self.workers if worker.item is not None)
+        wanted = min(self.target, len(self.pending) + len(self.retry) + busy)
+        while len(self.workers) < wanted:
+            actor = self.remote_class.remote(self.options, self.doi_seed)
+            self.workers.append(_Worker(actor, actor.node_id.remote(), time.monotonic()))
+
+    def _assign(self) -> None:
+        for worker in list(self.workers):
+            if worker.ready is not None or worker.item is not None:
+                continue
+            if self.retry and worker.converted == 0:
+                worker.solo = True  # a suspect file is retried alone in a fresh worker
+                self._send(worker, self.retry.popleft())
+            elif self.pending:
+                self._send(worker, self.pending.popleft())
+            elif self.retry:
+                self._retire(worker)  # make room for a fresh worker for the retry
+
+    def _send(self, worker: _Worker, item: Item) -> None:
+        path, file_hash = item
+        data = Path(path).read_bytes()
+        worker.item, worker.started = item, time.monotonic()
+        worker.ref = worker.actor.convert.remote(Path(path).name, file_hash, data, path)
+        self.progress.current(Path(path).name)
+
+    def _wait_and_handle(self) -> None:
+        by_ref: dict[Any, _Worker] = {}
+        for worker in self.workers:
+            if worker.ready is not None:
+                by_ref[worker.ready] = worker
+            elif worker.ref is not None:
+                by_ref[worker.ref] = worker
+        if not by_ref:
+            time.sleep(_POLL_S)
+            return
+        done, _ = self.ray.wait(list(by_ref), num_returns=1, timeout=_POLL_S)
+        for ref in done:
+            worker = by_ref[ref]
+            if ref is worker.ready:
+                self._started(worker)
+            else:
+                self._answered(worker)
+
+    def _started(self, worker: _Worker) -> None:
+        try:
+            node_id = self.ray.get(worker.ready)
+        except self.ray.exceptions.RayError as exc:
+            self.workers.remove(worker)
+            self.start_failures += 1
+            self.logger.error("A Ray conversion worker failed to start: %s", _first_line(exc))
+            if self.start_failures >= _START_FAILURES:
+                raise ClusterError(
+                    f"{self.start_failures} Ray conversion workers in a row failed to start; "
+                    f"is klea-ingest installed on every host? Last error: {_first_line(exc)}"
+                ) from exc
+            return
+        self.start_failures = 0
+        worker.ready = None
+        worker.node = node_label(self.ray, node_id)
+
+    def _answered(self, worker: _Worker) -> None:
+        try:
+            answer: RayFileResult = self.ray.get(worker.ref)
+        except self.ray.exceptions.RayError as exc:
+            self._died(worker, f"{type(exc).__name__}: {_first_line(exc)}")
+            return
+        item = worker.item
+        assert item is not None  # a worker with an answer was converting a file
+        worker.item, worker.ref = None, None
+        worker.converted += 1
+        self._record(self._result(item, answer, worker.node))
+        cap = self.config.mem_limit_bytes
+        over_cap = cap is not None and answer.rss is not None and answer.rss > cap
+        if over_cap:
+            self.logger.info(
+                "Ray worker on %s: RSS %d > cap %d, restarting", worker.node, answer.rss, cap
+            )
+        if worker.solo or over_cap or worker.converted >= self.batch_size:
+            self._retire(worker)
+
+    def _result(self, item: Item, answer: RayFileResult, node: str) -> ChunkItemResult:
+        path, file_hash = item
+        name = Path(path).name
+        if answer.error is not None:
+            error = f"{answer.error} (on node {node})"
+            return ChunkItemResult(name, file_hash, "failed", error=error, file_path=path)
+        cached = CachedFile(
+            file_path=Path(path),
+            file_hash=file_hash,
+            docs=answer.docs,
+            metadata=answer.metadata,
+            headings=answer.headings,
+        )
+        for doi, record in answer.doi_records.items():
+            self.doi_cache.put(doi, record)
+        if not cached.docs:  # not cached, so a later run (e.g. with OCR) retries it
+            return ChunkItemResult(name, file_hash, "zero_chunks", file_path=path)
+        self.cache.store(cached)
+        entry = cached.template_entry()
+        return ChunkItemResult(name, file_hash, "ok", file_headings_entry=entry, file_path=path)
+
+    def _record(self, result: ChunkItemResult) -> None:
+        self.final[result.file_path or ""] = result
+        self.progress.done(result)
+
+    def _died(self, worker: _Worker, reason: str) -> None:
+        self.workers.remove(worker)
+        self.ray.kill(worker.actor)
+        if worker.item is None:
+            return
+        path, file_hash = worker.item
+        self.deaths[path] = self.deaths.get(path, 0) + 1
+        self.logger.error(
+            "Ray conversion worker on node %s died (%s) while converting %s",
+            worker.node,
+            reason,
+            Path(path).name,
+        )
+        if self.deaths[path] < _POISON_DEATHS:
+            self.retry.append(worker.item)
+            return
+        error = (
+            f"{path}: poison file: it killed {self.deaths[path]} conversion workers "
+            f"({reason}; last on node {worker.node})"
+        )
+        self._record(
+            ChunkItemResult(Path(path).name, file_hash, "failed", error=error, file_path=path)
+        )
+
+    def _retire(self, worker: _Worker) -> None:
+        self.workers.remove(worker)
+        worker.actor.__ray_terminate__.remote()
+
+    def _kill_stuck(self) -> None:
+        now = time.monotonic()
+        busy = False
+        for worker in list(self.workers):
+            if worker.ref is not None:
+                busy = True
+                if now - worker.started > self.config.file_timeout_s:
+                    self._died(
+                        worker,
+                        f"no answer for {self.config.file_timeout_s:g}s, killed",
+                    )
+            elif worker.ready is None:
+                busy = True
+        if busy:
+            self.idle_since = now
+            return
+        allowed = max(self.config.file_timeout_s, _STARTUP_TIMEOUT_S)
+        if self.workers and now - self.idle_since > allowed:
+            raise ClusterError(
+                f"no Ray conversion worker started within {allowed:g}s; cluster resources: "
+                f"{self.ray.available_resources()} (check 'ray status')"
+            )
+
+    def close(self) -> None:
+        for worker in self.workers:
+            self.ray.kill(worker.actor)
+        self.workers.clear()
+        self.doi_cache.flush()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__
+
+
+def convert_on_ray(
+    ray: Any,
+    logger: logging.Logger,
+    config: ChunkWorkerConfig,
+    items: list[Item],
+    batch_size: int,
+) -> list[ChunkItemResult]:
+    """Convert ``items`` on the Ray cluster ``ray`` is connected to; cache the results here.
+
+    Args:
+        ray: The connected ``ray`` module (see :func:`.ray_cluster.connect`).
+        logger: Logger for progress and errors.
+        config: The conversion options, memory cap and time-out of the local workers.
+        items: ``(absolute_file_path, file_hash)`` of the files to convert.
+        batch_size: Files a worker converts before it is replaced by a fresh one.
+
+    Returns:
+        One final ``ChunkItemResult`` per item (never ``deferred``), in ``items`` order.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    if not items:
+        return []
+    with ConversionProgress(len(items), logger) as progress:
+        dispatch = _RayDispatch(ray, logger, config, items, batch_size, progress)
+        try:
+            dispatch.run()
+        finally:
+            dispatch.close()
+    return [dispatch.final[path] for path, _ in items]
