@@ -196,7 +196,7 @@ def _expected_ids(source: Path) -> list[str]:
 
 
 def _stored_ids(folder: Path) -> list[Any]:
-    import chromadb
+    from klea_utils.stores.utils import instantiate_vector_store
 
-    client = chromadb.PersistentClient(path=str(folder))
-    return list(client.get_collection("papers").get(include=[])["ids"])
+    store = instantiate_vector_store(f"chroma:{folder}", "papers", None, logging.getLogger("t"))
+    return list(store.get(include=[])["ids"])

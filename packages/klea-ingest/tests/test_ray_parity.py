@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from klea_utils.stores._ingest.bm25_corpus import read_corpus
 from klea_utils.stores.chunk_cache import iter_cached_files
 from klea_utils.stores.ingestion import StoresBuilder
+from klea_utils.stores.retrieval.bm25 import read_corpus
 
 pytestmark = pytest.mark.slow
 MODEL = "huggingface:all-MiniLM-L6-v2"
@@ -83,10 +83,10 @@ def _cache(source: Path) -> dict[str, Any]:
 
 
 def _chroma(folder: Path) -> dict[str, Any]:
-    import chromadb
+    from klea_utils.stores.utils import instantiate_vector_store
 
-    client = chromadb.PersistentClient(path=str(folder))
-    got = client.get_collection("papers").get(include=["documents", "metadatas", "embeddings"])
+    store = instantiate_vector_store(f"chroma:{folder}", "papers", None, logging.getLogger("t"))
+    got = store.get(include=["documents", "metadatas", "embeddings"])
     rows = zip(got["ids"], got["documents"], got["metadatas"], got["embeddings"], strict=True)
     return {i: (doc, meta, [float(x) for x in vec]) for i, doc, meta, vec in rows}
 

@@ -145,19 +145,19 @@ class _RayDispatch:
         self.progress.current(Path(path).name)
 
     def _wait_and_handle(self) -> None:
-        by_ref: dict[Any, _Worker] = {}
+        by_ref: dict[Any, tuple[_Worker, bool]] = {}
         for worker in self.workers:
             if worker.ready is not None:
-                by_ref[worker.ready] = worker
+                by_ref[worker.ready] = (worker, True)
             elif worker.ref is not None:
-                by_ref[worker.ref] = worker
+                by_ref[worker.ref] = (worker, False)
         if not by_ref:
             time.sleep(_POLL_S)
             return
         done, _ = self.ray.wait(list(by_ref), num_returns=1, timeout=_POLL_S)
         for ref in done:
-            worker = by_ref[ref]
-            if ref is worker.ready:
+            worker, starting = by_ref[ref]
+            if starting:
                 self._started(worker)
             else:
                 self._answered(worker)

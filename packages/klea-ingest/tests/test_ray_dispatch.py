@@ -1,0 +1,177 @@
+"""The Ray dispatcher's rules, driven by a scripted stand-in for the ``ray`` module.
+
+Each file's fate is scripted by its name: ``ok`` files convert, ``error`` files fail in
+Docling, ``crash`` files kill every worker that converts them, ``once`` files kill the
+first worker only. The real cluster is exercised by test_ray_parity and test_ray_cluster;
+here the retry, poison, retirement and node-naming rules are checked in milliseconds.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from klea_utils.stores._ingest.ray_conversion import convert_on_ray
+from klea_utils.stores._ingest.ray_worker import RayFileResult
+from klea_utils.stores.chunk_cache import ChunkCache, compute_file_hash
+from klea_utils.stores.chunk_worker import ChunkWorkerConfig
+from langchain_core.documents import Document
+
+
+class RayError(Exception):
+    pass
+
+
+class RayActorError(RayError):
+    pass
+
+
+@dataclass(eq=False)
+class Ref:
+    value: Any = None
+    error: BaseException | None = None
+
+
+@dataclass
+class Actor:
+    ray: FakeRay
+    index: int
+    converted: list[str] = field(default_factory=list)
+    killed: bool = False
+
+    def __post_init__(self) -> None:
+        actor = self
+
+        class Method:
+            def __init__(self, fn: Any) -> None:
+                self.fn = fn
+
+            def remote(self, *args: Any) -> Ref:
+                return self.fn(*args)
+
+        self.node_id = Method(lambda: Ref("node-a"))
+        self.convert = Method(lambda name, h, data, path: actor._convert(name, h, path))
+        self.__ray_terminate__ = Method(lambda: Ref(None))
+
+    def _convert(self, name: str, file_hash: str, path: str) -> Ref:
+        self.converted.append(name)
+        self.ray.log.append((name, self.index))
+        seen = self.ray.attempts.setdefault(name, 0)
+        self.ray.attempts[name] = seen + 1
+        if name.startswith("crash") or (name.startswith("once") and seen == 0):
+            return Ref(error=RayActorError("The actor died unexpectedly"))
+        if name.startswith("error"):
+            return Ref(RayFileResult(error=f"{path}: ValueError: bad table", rss=1))
+        doc = Document(page_content=f"text of {name}", metadata={"file_name": name})
+        return Ref(RayFileResult(docs=[doc], metadata={"title": name}, rss=1))
+
+
+class FakeRay:
+    def __init__(self, cpus: int = 2) -> None:
+        self.cpus = cpus
+        self.actors: list[Actor] = []
+        self.attempts: dict[str, int] = {}
+        self.log: list[tuple[str, int]] = []
+        self.exceptions = SimpleNamespace(RayError=RayError, RayActorError=RayActorError)
+
+    def remote(self, cls: Any) -> Any:
+        ray = self
+
+        class RemoteClass:
+            def options(self, **kwargs: Any) -> RemoteClass:
+                return self
+
+            def remote(self, *args: Any) -> Actor:
+                actor = Actor(ray, len(ray.actors))
+                ray.actors.append(actor)
+                return actor
+
+        return RemoteClass()
+
+    def cluster_resources(self) -> dict[str, float]:
+        return {"CPU": float(self.cpus)}
+
+    def available_resources(self) -> dict[str, float]:
+        return self.cluster_resources()
+
+    def nodes(self) -> list[dict[str, Any]]:
+        return [{"NodeID": "node-a", "NodeManagerAddress": "10.0.0.7", "Alive": True}]
+
+    def wait(
+        self, refs: list[Ref], num_returns: int, timeout: float
+    ) -> tuple[list[Ref], list[Ref]]:
+        return refs[:num_returns], refs[num_returns:]
+
+    def get(self, ref: Ref) -> Any:
+        if ref.error is not None:
+            raise ref.error
+        return ref.value
+
+    def kill(self, actor: Actor) -> None:
+        actor.killed = True
+
+
+def _run(tmp_path: Path, names: list[str], batch: int = 10, cpus: int = 2) -> Any:
+    items = []
+    for name in names:
+        path = tmp_path / name
+        path.write_text(f"# {name}\n", encoding="utf-8")
+        items.append((str(path), compute_file_hash(path)))
+    config = ChunkWorkerConfig(
+        source_path=str(tmp_path),
+        max_tokens=50,
+        tokenizer_model="unused",
+        do_ocr=False,
+        mem_limit_bytes=None,
+        log_level=logging.INFO,
+    )
+    ray = FakeRay(cpus)
+    results = convert_on_ray(ray, logging.getLogger("test-ray-dispatch"), config, items, batch)
+    return ray, {r.file_name: r for r in results}, items
+
+
+def test_files_convert_and_are_cached_by_the_driver(tmp_path: Path) -> None:
+    _, results, items = _run(tmp_path, ["ok1.md", "ok2.md", "ok3.md"])
+    assert {r.status for r in results.values()} == {"ok"}
+    cache = ChunkCache(tmp_path)
+    for path, file_hash in items:
+        cached = cache.load(Path(path), file_hash)
+        assert cached is not None
+        assert cached.docs[0].page_content == f"text of {Path(path).name}"
+    assert results["ok1.md"].file_headings_entry == {"DEFAULT": {"title": "ok1.md"}}
+
+
+def test_a_file_that_kills_two_workers_is_poison_and_the_run_goes_on(tmp_path: Path) -> None:
+    ray, results, _ = _run(tmp_path, ["ok1.md", "crash.md", "ok2.md"])
+    assert results["ok1.md"].status == results["ok2.md"].status == "ok"
+    poison = results["crash.md"]
+    assert poison.status == "failed"
+    assert "poison file: it killed 2 conversion workers" in (poison.error or "")
+    assert "10.0.0.7" in (poison.error or "")
+    assert ray.attempts["crash.md"] == 2
+    second = [index for name, index in ray.log if name == "crash.md"][1]
+    assert ray.actors[second].converted == ["crash.md"], "the retry runs alone in a fresh worker"
+
+
+def test_a_file_that_kills_one_worker_is_retried_and_converted(tmp_path: Path) -> None:
+    _, results, _ = _run(tmp_path, ["once.md", "ok1.md"])
+    assert results["once.md"].status == "ok"
+
+
+def test_conversion_errors_name_the_node(tmp_path: Path) -> None:
+    _, results, _ = _run(tmp_path, ["error.md"])
+    assert results["error.md"].status == "failed"
+    assert results["error.md"].error.endswith("(on node 10.0.0.7)")
+    assert str(tmp_path / "error.md") in results["error.md"].error
+
+
+@pytest.mark.parametrize(("batch", "actors"), [(1, 4), (2, 2), (10, 1)])
+def test_workers_are_replaced_after_their_batch(tmp_path: Path, batch: int, actors: int) -> None:
+    ray, results, _ = _run(tmp_path, ["ok1.md", "ok2.md", "ok3.md", "ok4.md"], batch, cpus=1)
+    assert {r.status for r in results.values()} == {"ok"}
+    assert len(ray.actors) == actors
+    assert all(len(a.converted) <= batch for a in ray.actors)
