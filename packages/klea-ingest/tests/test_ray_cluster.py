@@ -27,10 +27,8 @@ import psutil
 import pytest
 from ingest_corpus import sample_paragraphs, write_text_pdf
 from klea_utils.stores.chunk_cache import ChunkCache
-from klea_utils.stores.ingestion import StoresBuilder
 
 pytestmark = pytest.mark.slow
-MODEL = "huggingface:all-MiniLM-L6-v2"
 RAY = str(Path(sys.executable).with_name("ray"))
 FILES = 10
 
@@ -120,14 +118,8 @@ def two_nodes(tmp_path_factory: pytest.TempPathFactory, offline: None) -> Iterat
             ],
             env,
         )
-        with pytest.MonkeyPatch.context() as mp:
-            for key in ("RAY_AUTH_MODE", "RAY_ENABLE_UV_RUN_RUNTIME_ENV"):
-                mp.setenv(key, env[key])
-            yield Cluster(address, head_dir, worker_dir)
+        yield Cluster(address, head_dir, worker_dir)
     finally:
-        import ray
-
-        ray.shutdown()
         _kill(_processes_of(worker_dir))
         _kill(_processes_of(head_dir))
 
@@ -139,50 +131,59 @@ def _corpus(root: Path) -> Path:
     return root
 
 
-def _kill_worker_node_when_busy(cluster: Cluster, source: Path, stop: threading.Event) -> None:
+def _kill_worker_node_when_busy(
+    cluster: Cluster, source: Path, stop: threading.Event, killed: list[int]
+) -> None:
     """Kill the second node once the first file is cached (the run is then in full flow)."""
     cache = ChunkCache(source)
     while not stop.is_set() and not cache.entries():
         time.sleep(0.2)
     if not stop.is_set():
-        _kill(_processes_of(cluster.worker_dir))
+        victims = _processes_of(cluster.worker_dir)
+        killed.extend(p.pid for p in victims)
+        _kill(victims)
 
 
 def test_losing_a_node_mid_run_still_stores_every_file_once(
-    two_nodes: Cluster, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    two_nodes: Cluster, tmp_path: Path
 ) -> None:
     source = _corpus(tmp_path / "papers")
-    builder = StoresBuilder(
-        MODEL,
-        logging.getLogger("klea-test-ray-cluster"),
-        max_tokens=120,
-        ray_address=two_nodes.address,
-    )
-    stop = threading.Event()
+    stop, killed = threading.Event(), []
     killer = threading.Thread(
-        target=_kill_worker_node_when_busy, args=(two_nodes, source, stop), daemon=True
+        target=_kill_worker_node_when_busy, args=(two_nodes, source, stop, killed), daemon=True
     )
     killer.start()
-    store_uri = f"chroma:{tmp_path / 'chroma'}"
-    try:
-        with caplog.at_level(logging.INFO):
-            summary = builder.build(str(source), store_uri, "papers")
+    command = [
+        str(Path(sys.executable).with_name("klea-stores-create")),
+        "build",
+        str(source),
+        "--store",
+        f"chroma:{tmp_path / 'chroma'}",
+        "--collection",
+        "papers",
+        "--max-tokens",
+        "120",
+        "--ray",
+        two_nodes.address,
+    ]
+    try:  # the driver runs as a user would run it: the CLI, in its own process
+        done = subprocess.run(
+            command, env=_cluster_env(), capture_output=True, text=True, timeout=600
+        )
     finally:
         stop.set()
         killer.join(timeout=30)
 
-    import ray
-
-    alive = [n for n in ray.nodes() if n.get("Alive")]
-    assert len(alive) == 1, "the worker node should be gone"
-    assert summary is None or not getattr(summary, "missing_files", [])
-    cache = ChunkCache(source)
-    assert len(cache.entries()) == FILES
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-3000:]
+    assert killed, "the worker node was never killed: the run ended before a file was cached"
+    assert not _processes_of(two_nodes.worker_dir)
+    assert "Conversion: 10 ok, 0 with zero chunks, 0 failed" in output
+    assert len(ChunkCache(source).entries()) == FILES
     expected = _expected_ids(source)
     stored = _stored_ids(tmp_path / "chroma")
-    assert sorted(stored) == sorted(expected)
     assert len(stored) == len(set(stored))
-    assert "Conversion: 10 ok, 0 with zero chunks, 0 failed" in caplog.text
+    assert sorted(stored) == sorted(expected)
 
 
 def _expected_ids(source: Path) -> list[str]:

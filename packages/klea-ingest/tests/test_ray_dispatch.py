@@ -76,6 +76,9 @@ class FakeRay:
         self.actors: list[Actor] = []
         self.attempts: dict[str, int] = {}
         self.log: list[tuple[str, int]] = []
+        self.options: list[dict[str, Any]] = []
+        self.init_args: list[tuple[Any, ...]] = []
+        self.gpus = 0
         self.exceptions = SimpleNamespace(RayError=RayError, RayActorError=RayActorError)
 
     def remote(self, cls: Any) -> Any:
@@ -83,9 +86,11 @@ class FakeRay:
 
         class RemoteClass:
             def options(self, **kwargs: Any) -> RemoteClass:
+                ray.options.append(kwargs)
                 return self
 
             def remote(self, *args: Any) -> Actor:
+                ray.init_args.append(args)
                 actor = Actor(ray, len(ray.actors))
                 ray.actors.append(actor)
                 return actor
@@ -93,7 +98,7 @@ class FakeRay:
         return RemoteClass()
 
     def cluster_resources(self) -> dict[str, float]:
-        return {"CPU": float(self.cpus)}
+        return {"CPU": float(self.cpus), "GPU": float(self.gpus)}
 
     def available_resources(self) -> dict[str, float]:
         return self.cluster_resources()
@@ -115,7 +120,9 @@ class FakeRay:
         actor.killed = True
 
 
-def _run(tmp_path: Path, names: list[str], batch: int = 10, cpus: int = 2) -> Any:
+def _run(
+    tmp_path: Path, names: list[str], batch: int = 10, cpus: int = 2, device: str = "cpu"
+) -> Any:
     items = []
     for name in names:
         path = tmp_path / name
@@ -128,8 +135,10 @@ def _run(tmp_path: Path, names: list[str], batch: int = 10, cpus: int = 2) -> An
         do_ocr=False,
         mem_limit_bytes=None,
         log_level=logging.INFO,
+        device=device,
     )
     ray = FakeRay(cpus)
+    ray.gpus = 3
     results = convert_on_ray(ray, logging.getLogger("test-ray-dispatch"), config, items, batch)
     return ray, {r.file_name: r for r in results}, items
 
@@ -175,3 +184,19 @@ def test_workers_are_replaced_after_their_batch(tmp_path: Path, batch: int, acto
     assert {r.status for r in results.values()} == {"ok"}
     assert len(ray.actors) == actors
     assert all(len(a.converted) <= batch for a in ray.actors)
+
+
+@pytest.mark.parametrize(
+    ("device", "gpus", "worker_device", "actors"),
+    [("cpu", None, "cpu", 2), ("cuda:1", 1, "cuda", 3), ("cuda", 1, "cuda", 3)],
+)
+def test_a_cuda_run_asks_for_one_gpu_per_worker(
+    tmp_path: Path, device: str, gpus: int | None, worker_device: str, actors: int
+) -> None:
+    names = [f"ok{i}.md" for i in range(6)]
+    ray, results, _ = _run(tmp_path, names, cpus=2, device=device)
+    assert {r.status for r in results.values()} == {"ok"}
+    assert {o.get("num_gpus") for o in ray.options} == {gpus}
+    assert {o["num_cpus"] for o in ray.options} == {1}
+    assert {args[0]["device"] for args in ray.init_args} == {worker_device}
+    assert len(ray.actors) == actors  # one per CPU, or one per GPU on a CUDA run
