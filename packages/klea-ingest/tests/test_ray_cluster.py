@@ -165,6 +165,7 @@ def test_losing_a_node_mid_run_still_stores_every_file_once(
         "120",
         "--ray",
         two_nodes.address,
+        "-v",
     ]
     try:  # the driver runs as a user would run it: the CLI, in its own process
         done = subprocess.run(
