@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from klea_utils.stores._retrieval.store_paths import local_store_path
-from klea_utils.stores._retrieval.store_uri import VECTOR_SCHEMES, StoreURI
 from klea_utils.stores.config import BM25StoreInfo, VectorStoreInfo
 from klea_utils.stores.exceptions import StoreConfigError
 from klea_utils.stores.filters import translate_metadata_filter, translation_is_exact
+from klea_utils.stores.store_uri import VECTOR_SCHEMES, StoreURI
 from klea_utils.stores.utils import check_store_target, drop_collection, instantiate_vector_store
 from pydantic import ValidationError
 

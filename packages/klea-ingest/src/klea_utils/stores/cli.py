@@ -246,8 +246,8 @@ def _builder(
     ray_address: str | None = None,
     ray_embed: bool = False,
 ) -> StoresBuilder:
-    from klea_utils.stores._retrieval.store_uri import StoreURI
     from klea_utils.stores.ingestion import StoresBuilder
+    from klea_utils.stores.store_uri import StoreURI
 
     local = StoreURI.vector(store_uri).local_path if store_uri else None
     builder = StoresBuilder(

@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.atomic import atomic_write_json
-from klea_utils.stores._retrieval.layout import CACHE_DIR_NAME, TEMPLATE_FILE_NAME
 from klea_utils.stores._retrieval.person_names import expand_person_names
 from klea_utils.stores._retrieval.text import normalize_text
 from klea_utils.stores.ingest_exceptions import MetadataMapError
+from klea_utils.stores.layout import CACHE_DIR_NAME, TEMPLATE_FILE_NAME
 from klea_utils.stores.metadata import (
     MACHINE_SET_METADATA_KEYS,
     PERSON_NAME_FILTER_FIELDS,

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from klea_utils.stores._ingest.source_walk import display_path, unusable_reason, walk_candidates
-from klea_utils.stores._retrieval.layout import CACHE_DIR_NAME
 from klea_utils.stores.ingest_exceptions import SourceLayoutError
+from klea_utils.stores.layout import CACHE_DIR_NAME
 
 __all__ = [
     "CACHE_DIR_NAME",

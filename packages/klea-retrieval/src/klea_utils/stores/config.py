@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from klea_utils.stores._retrieval.json_limits import JsonTooDeepError, loads_bounded
-from klea_utils.stores._retrieval.store_uri import StoreURI
 from klea_utils.stores.exceptions import StoreConfigError
+from klea_utils.stores.store_uri import StoreURI
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 __all__ = [

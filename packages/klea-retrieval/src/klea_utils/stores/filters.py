@@ -27,9 +27,9 @@ from klea_utils.stores._retrieval.filter_dsl import (
     referenced_fields,
 )
 from klea_utils.stores._retrieval.filter_match import matches
-from klea_utils.stores._retrieval.store_uri import StoreURI
 from klea_utils.stores.config import FilterFieldInfo
 from klea_utils.stores.exceptions import MetadataFilterError
+from klea_utils.stores.store_uri import StoreURI
 from langchain_core.documents import Document
 
 __all__ = [

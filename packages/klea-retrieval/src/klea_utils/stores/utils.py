@@ -21,7 +21,6 @@ from klea_utils.stores._retrieval.config_files import (
     resolve_stores_config_path,
 )
 from klea_utils.stores._retrieval.fusion import RRF_K, SOURCE_SCORES_KEY, rrf_merge
-from klea_utils.stores._retrieval.layout import CACHE_DIR_NAME, TEMPLATE_FILE_NAME
 from klea_utils.stores._retrieval.person_names import display_person_names, expand_person_names
 from klea_utils.stores._retrieval.references import (
     REF_DOC_OVERHEAD,
@@ -44,6 +43,7 @@ from klea_utils.stores._retrieval.vector_stores import (
     drop_collection,
     instantiate_vector_store,
 )
+from klea_utils.stores.layout import CACHE_DIR_NAME, TEMPLATE_FILE_NAME
 
 __all__ = [
     "CACHE_DIR_NAME",

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.atomic import atomic_write_json
-from klea_utils.stores._retrieval.layout import CACHE_DIR_NAME
 from klea_utils.stores.exceptions import StoreConfigError
 from klea_utils.stores.ingest_exceptions import IngestError
+from klea_utils.stores.layout import CACHE_DIR_NAME
 
 MANIFEST_VERSION = 2
 """Format version written into every collection manifest (version 1 is still read)."""

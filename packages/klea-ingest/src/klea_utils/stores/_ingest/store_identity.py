@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from klea_utils.stores._retrieval.store_uri import StoreURI
 from klea_utils.stores.exceptions import StoreConfigError
+from klea_utils.stores.store_uri import StoreURI
 
 
 def resolve_store_uri(store_uri: str) -> str:

@@ -29,7 +29,6 @@ from klea_utils.stores._retrieval.store_paths import (
     map_store_paths,
     store_path_problems,
 )
-from klea_utils.stores._retrieval.store_uri import VECTOR_SCHEMES, StoreURI
 from klea_utils.stores.config import (
     BM25StoreInfo,
     PerDomainConfig,
@@ -37,6 +36,7 @@ from klea_utils.stores.config import (
     VectorStoreInfo,
 )
 from klea_utils.stores.exceptions import StoreConfigError
+from klea_utils.stores.store_uri import VECTOR_SCHEMES, StoreURI
 from pydantic import ValidationError
 
 __all__ = [

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from klea_utils.stores._retrieval.store_uri import StoreURI
 from klea_utils.stores.config import RetrieverConfig, StoreInfo
+from klea_utils.stores.store_uri import StoreURI
 
 __all__ = ["absolute_store_paths", "local_store_path", "map_store_paths", "store_path_problems"]
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._retrieval.extras import import_extra
-from klea_utils.stores._retrieval.store_uri import StoreURI
 from klea_utils.stores.exceptions import StoreConfigError
+from klea_utils.stores.store_uri import StoreURI
 from langchain_core.embeddings import Embeddings
 
 __all__ = [

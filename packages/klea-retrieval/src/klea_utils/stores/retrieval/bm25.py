@@ -8,13 +8,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._retrieval.layout import STORE_SIDECAR_SUFFIX
 from klea_utils.stores._retrieval.safe_pickle import safe_load
-from klea_utils.stores._retrieval.store_uri import FTS5_PREFIX, StoreURI
 from klea_utils.stores.config import StoreInfo
 from klea_utils.stores.exceptions import StoreBackendError
 from klea_utils.stores.filters import filter_docs_by_metadata
+from klea_utils.stores.layout import STORE_SIDECAR_SUFFIX
 from klea_utils.stores.retrieval.base import BaseKleaRetriever
+from klea_utils.stores.store_uri import FTS5_PREFIX, StoreURI
 from langchain_core.documents import Document
 
 __all__ = ["FTS5_SCHEME", "BM25RetrieverManager", "iter_corpus_documents", "read_corpus"]

@@ -7,11 +7,11 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from klea_utils.stores._retrieval.store_uri import StoreURI
 from klea_utils.stores.config import RetrieverConfig, StoreInfo
 from klea_utils.stores.embedding_models import load_query_embeddings
 from klea_utils.stores.filters import translate_metadata_filter
 from klea_utils.stores.retrieval.base import BaseKleaRetriever
+from klea_utils.stores.store_uri import StoreURI
 from klea_utils.stores.utils import instantiate_vector_store
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
