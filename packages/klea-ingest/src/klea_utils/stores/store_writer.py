@@ -25,7 +25,7 @@ from klea_utils.stores._ingest.folded_results import FoldedResults, fold_cached_
 from klea_utils.stores._ingest.fts5_corpus import Fts5IndexWriter
 from klea_utils.stores._ingest.lazy_embeddings import LazyEmbeddings
 from klea_utils.stores._ingest.manifest import StoreManifest, chunk_ids, manifest_path
-from klea_utils.stores._ingest.store_check import missing_ids
+from klea_utils.stores._ingest.store_check import current_ids, missing_ids
 from klea_utils.stores._ingest.store_identity import resolve_local_path, resolve_store_uri
 from klea_utils.stores._ingest.store_progress import StoreProgress
 from klea_utils.stores.ingest_exceptions import SourceLayoutError
@@ -50,6 +50,7 @@ class StoreSummary:
     files_skipped: int = 0
     files_empty: int = 0
     files_restored: int = 0
+    files_resumed: int = 0
     chunks_added: int = 0
     chunks_deleted: int = 0
     bm25_chunks: int = 0
@@ -66,6 +67,8 @@ class StoreSummary:
         )
         if self.files_empty:
             text += f"; {self.files_empty} file(s) without chunks"
+        if self.files_resumed:
+            text += f"; {self.files_resumed} interrupted file(s) resumed"
         if self.files_restored:
             text += (
                 f"; {self.files_restored} file(s) the manifest listed were missing from "
@@ -323,15 +326,15 @@ class _VectorRun:
                 len(stored),
                 len(lost),
             )
+        if self._resume(name, file_hash, stored, progress):
+            return
         existed = name in self.manifest.files
         stale = self.manifest.begin(name, file_hash, len(stored))
         if stale:
             self.store.delete(ids=stale)
             self.summary.chunks_deleted += len(stale)
-        for start in range(0, len(stored), self.batch):
-            part = stored[start : start + self.batch]
-            self.store.add_documents(part, ids=[d.id for d in part])
-            progress.advance(len(part))
+        progress.begin_file(name, len(stored))
+        self._add(stored, progress)
         self.manifest.commit(name, file_hash, len(stored))
         self.summary.chunks_added += len(stored)
         if not stored:
@@ -341,3 +344,43 @@ class _VectorRun:
         else:
             self.summary.files_added += 1
         progress.file_done(name, skipped=False)
+
+    def _add(self, docs: list[Document], progress: StoreProgress) -> None:
+        for start in range(0, len(docs), self.batch):
+            part = docs[start : start + self.batch]
+            self.store.add_documents(part, ids=[d.id for d in part])
+            progress.advance(len(part))
+
+    def _resume(
+        self, name: str, file_hash: str, stored: list[Document], progress: StoreProgress
+    ) -> bool:
+        """Finish a file a killed run left incomplete, embedding only the chunks it lacks.
+
+        Only when the unfinished entry is this very version of the file: chunks already
+        in the store with this file hash are kept, ids past the file's chunk count are
+        deleted, the rest is added. Returns whether the file was handled here.
+        """
+        entry = self.manifest.files.get(name)
+        if entry is None or entry.complete or entry.file_hash != file_hash or not stored:
+            return False
+        done = current_ids(self.store, [str(d.id) for d in stored], file_hash)
+        if not done:
+            return False
+        extra = chunk_ids(name, entry.chunks)[len(stored) :]
+        if extra:
+            self.store.delete(ids=extra)
+            self.summary.chunks_deleted += len(extra)
+        todo = [d for d in stored if str(d.id) not in done]
+        progress.logger.info(
+            "%s: resuming an interrupted file, %d of %d chunk(s) already stored",
+            name,
+            len(done),
+            len(stored),
+        )
+        progress.begin_file(name, len(stored), done=len(done))
+        self._add(todo, progress)
+        self.manifest.commit(name, file_hash, len(stored))
+        self.summary.chunks_added += len(todo)
+        self.summary.files_resumed += 1
+        progress.file_done(name, skipped=False)
+        return True
