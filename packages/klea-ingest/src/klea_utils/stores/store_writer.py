@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._ingest.backend_errors import backend_errors
 from klea_utils.stores._ingest.bm25_corpus import Bm25CorpusWriter
 from klea_utils.stores._ingest.collection_lock import collection_lock
 from klea_utils.stores._ingest.folded_results import FoldedResults, fold_cached_results
@@ -219,12 +220,14 @@ class StoreWriter:
             if fts5_path
             else None
         )
-        store = self._open_store(uri, collection)
+        with backend_errors(uri, collection):
+            store = self._open_store(uri, collection)
         manifest = StoreManifest.load(source_dir, collection, uri)
         if force:
             self.logger.info("--force: dropping collection %r in %s", collection, uri)
-            drop_collection(store, uri, collection)
-            store = self._open_store(uri, collection)
+            with backend_errors(uri, collection):
+                drop_collection(store, uri, collection)
+                store = self._open_store(uri, collection)
             manifest.clear()
         bm25 = (
             Bm25CorpusWriter(bm25_path, collection, uri, self.embed_batch_size, force=force)
@@ -235,7 +238,8 @@ class StoreWriter:
         try:
             with StoreProgress(self.logger) as progress:
                 for name, file_hash, stored in _named_files(results, source_dir):
-                    run.write_file(name, file_hash, stored, progress)
+                    with backend_errors(uri, collection):
+                        run.write_file(name, file_hash, stored, progress)
                     if bm25 is not None:
                         bm25.add(name, stored)
                     if fts5 is not None:
