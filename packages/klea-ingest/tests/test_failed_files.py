@@ -136,3 +136,19 @@ def test_store_prints_the_klea_retrieve_command_and_writes_a_config(
     config = ["--stores-config", "../stores/stores.json", "--json", question]
     assert retrieve(config) == 0
     assert json.loads(capsys.readouterr().out)["papers"][0]["metadata"]["file_name"] == "neurons.md"
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_written_files_respect_the_umask(tmp_path: Path, umask: int, mode: int) -> None:
+    import os
+
+    from klea_utils.stores._ingest import atomic
+
+    old = os.umask(umask)
+    atomic.file_mode.cache_clear()
+    try:
+        atomic.atomic_write_json(tmp_path / "out.json", {"a": 1})
+        assert (tmp_path / "out.json").stat().st_mode & 0o777 == mode
+    finally:
+        os.umask(old)
+        atomic.file_mode.cache_clear()

@@ -110,3 +110,30 @@ def test_help_version_and_defaults_agree(capsys):
     assert capsys.readouterr().out.startswith("klea-retrieve (klea-retrieval ")
     assert retrieve_cli.DEFAULT_EMBEDDING_MODEL == DEFAULT_EMBEDDING_MODEL
     assert retrieve_cli.STORES_CONFIG_ENV_VAR == STORES_CONFIG_ENV_VAR
+
+
+def test_json_shows_authors_without_their_filter_variants(tmp_path, capsys, monkeypatch):
+    from langchain_core.documents import Document
+
+    monkeypatch.delenv("KLEA_STORES_CONFIG_FILE", raising=False)
+    doc = Document(
+        id="berg.pdf:0",
+        page_content="Glacier retreat in the Alps.",
+        metadata={"file_name": "berg.pdf", "authors": ["Nora Berg", "nora berg", "Berg"]},
+    )
+    corpus = write_corpus_pickle(tmp_path / "c.bm25", [doc])
+    assert main(["--bm25-store", str(corpus), "--json", "glacier"]) == 0
+    hit = json.loads(capsys.readouterr().out)["default"][0]
+    assert hit["metadata"]["authors"] == ["Nora Berg"]
+    assert main(["--bm25-store", str(corpus), "glacier"]) == 0
+    assert "nora berg" not in capsys.readouterr().out
+
+
+def test_a_missing_rerank_model_is_one_line(stores_json, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    argv = ["--stores-config", str(stores_json), "--rerank", str(tmp_path / "no-model"), "q"]
+    assert main(argv) == 1  # the work failed: a model could not be used
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "cannot load cross-encoder" in err
+    assert "no-model" in err

@@ -188,6 +188,19 @@ def retrieve(
     typer.echo(text)
 
 
+def _shown(metadata: dict[str, Any]) -> dict[str, Any]:
+    """Metadata as shown: person-name fields without their expanded filter variants."""
+    from klea_utils.stores.metadata import PERSON_NAME_FILTER_FIELDS
+    from klea_utils.stores.utils import display_person_names
+
+    return {
+        key: display_person_names(value)
+        if key in PERSON_NAME_FILTER_FIELDS and isinstance(value, list)
+        else value
+        for key, value in metadata.items()
+    }
+
+
 def _as_json(material: dict[str, list[tuple[Document, float]]]) -> str:
     out = {
         domain: [
@@ -195,7 +208,7 @@ def _as_json(material: dict[str, list[tuple[Document, float]]]) -> str:
                 "id": doc.id,
                 "score": score,
                 "page_content": doc.page_content,
-                "metadata": doc.metadata,
+                "metadata": _shown(doc.metadata),
             }
             for doc, score in docs
         ]

@@ -22,7 +22,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import IO
 
-from klea_utils.stores._ingest.atomic import atomic_write_json
+from klea_utils.stores._ingest.atomic import atomic_write_json, file_mode
 from klea_utils.stores._ingest.manifest import sidecar_path
 from klea_utils.stores._ingest.store_identity import resolve_store_uri
 from klea_utils.stores.ingest_exceptions import IngestError
@@ -49,6 +49,7 @@ class Bm25CorpusWriter:
         fd, tmp = tempfile.mkstemp(
             prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent
         )
+        os.fchmod(fd, file_mode())  # mkstemp's 0600 would ignore the umask
         self._tmp = Path(tmp)
         self._handle: IO[bytes] = os.fdopen(fd, "wb")
         self._buffer: list[Document] = []

@@ -42,12 +42,23 @@ def load_cross_encoder(model_name: str) -> Any:
 
     Raises:
         ValueError: If ``model_name`` is empty or ``None``.
+        EmbeddingModelError: (a ``ValueError``) when the model cannot be loaded; one line
+            naming the model.
         ImportError: If sentence-transformers is not installed (names the extra).
     """
     if not isinstance(model_name, str) or not model_name.strip():
         raise ValueError(f"model_name must be a non-empty string, got {model_name!r}")
     st = import_extra("sentence_transformers", feature="Cross-encoder re-ranking", extra="rerank")
-    return st.CrossEncoder(model_name)
+    try:
+        return st.CrossEncoder(model_name)
+    except (OSError, ValueError) as exc:
+        from klea_utils.stores.exceptions import EmbeddingModelError
+
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise EmbeddingModelError(
+            f"cannot load cross-encoder {model_name!r} for --rerank: {reason} (give a local "
+            "model folder, or put the model in the Hugging Face cache)"
+        ) from exc
 
 
 def cross_encoder_rerank(
