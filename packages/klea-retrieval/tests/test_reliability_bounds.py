@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -74,3 +75,32 @@ def test_cli_filter_nested_too_deep(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "nested more than 64 levels" in result.output
     assert "RecursionError" not in result.output
+
+
+_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats()
+    | st.text(max_size=6)
+    | st.sampled_from(["$and", "$or", "$in", "$eq", "$gt", "$contains", "year"]),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                ["$and", "$or", "$in", "$nin", "$eq", "$gte", "$contains", "year", "$x"]
+            )
+            | st.text(max_size=4),
+            inner,
+            max_size=3,
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@given(value=_json)
+def test_any_json_filter_raises_only_the_filter_error(value) -> None:
+    for translate in (validate_metadata_filter, to_chroma_filter):
+        with contextlib.suppress(MetadataFilterError):
+            translate(value)
