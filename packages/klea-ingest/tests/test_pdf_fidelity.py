@@ -302,3 +302,25 @@ def test_urls_keep_balanced_parentheses() -> None:
     # issue 16: "URLs are cut at ( (http://www.example.com/a_(b) becomes .../a_)"
     assert rx.find_urls("see http://www.example.com/a_(b) now") == ["http://www.example.com/a_(b)"]
     assert rx.find_urls("(see http://x.org/y).") == ["http://x.org/y"]
+
+
+@needs_data
+def test_docling_pages_in_dingbats_are_found_against_pdfium() -> None:
+    # What Docling's parser made of the Type 3 build (issue 15): dingbat strings.
+    from docling_core.types.doc.base import BoundingBox, Size
+    from docling_core.types.doc.common.reference import ProvenanceItem
+    from docling_core.types.doc.document import DoclingDocument
+    from docling_core.types.doc.labels import DocItemLabel
+    from klea_utils.stores._ingest.offline_pdf import unreadable_docling_pages
+
+    assert DATA is not None
+    doc = DoclingDocument(name="t3")
+    box = BoundingBox(l=0, t=10, r=10, b=0)
+    dingbats = "\u2731 \u2746\u2764\u2660\u2761\u275e \u25c6\u275b " * 30
+    words = "Causation does not explain contextuality at all. " * 10
+    for page_no, text in ((1, dingbats), (2, words)):
+        doc.add_page(page_no=page_no, size=Size(width=595, height=842))
+        prov = ProvenanceItem(page_no=page_no, bbox=box, charspan=(0, len(text)))
+        doc.add_text(label=DocItemLabel.TEXT, text=text, prov=prov)
+    path = DATA / "1708.00137_causation-contextuality_type3fonts.pdf"
+    assert unreadable_docling_pages(doc, path) == [1]

@@ -211,4 +211,26 @@ class Converter:
         if status not in ("success", "partial_success"):
             messages = "; ".join(e.error_message for e in result.errors) or "no details"
             raise ConversionError(path, f"Docling conversion {status}: {messages}")
+        if path.suffix.lower() == ".pdf":
+            from klea_utils.stores._ingest.offline_pdf import (
+                convert_pdf_offline,
+                unreadable_docling_pages,
+            )
+
+            pages = unreadable_docling_pages(result.document, path)
+            if pages:
+                # Docling's parser misread fonts that pdfium reads (Type 3 bitmap fonts):
+                # the offline path reads pdfium's layer and OCRs what stays unreadable.
+                self.logger.warning(
+                    "%s: Docling's text is unreadable on page(s) %s where pdfium's text layer "
+                    "reads; converting with the offline path instead",
+                    path.name,
+                    ", ".join(map(str, pages)),
+                )
+                document, recovery = convert_pdf_offline(
+                    path, do_ocr=self.do_ocr, logger=self.logger
+                )
+                note = f"page(s) {', '.join(map(str, pages))} read from pdfium's text layer"
+                self.last_recovery = "; ".join(x for x in (note, recovery.describe()) if x)
+                return document
         return result.document

@@ -24,7 +24,12 @@ from klea_utils.stores._ingest.pdf_structure import build_document
 from klea_utils.stores._ingest.text_quality import PageQuality, assess
 from klea_utils.stores.ingest_exceptions import ConversionError, OcrUnavailableError
 
-__all__ = ["MAX_UNREADABLE_SHARE", "Recovery", "convert_pdf_offline"]
+__all__ = [
+    "MAX_UNREADABLE_SHARE",
+    "Recovery",
+    "convert_pdf_offline",
+    "unreadable_docling_pages",
+]
 
 MAX_UNREADABLE_SHARE = 0.5
 """A document with more than this share of its text pages still unreadable fails."""
@@ -145,3 +150,39 @@ def _recover(
         return ocr
     recovery.unreadable.append(index + 1)
     return page
+
+
+def unreadable_docling_pages(document: Any, path: Path) -> list[int]:
+    """Pages whose text in a Docling ``document`` is unreadable while pdfium's reads.
+
+    Docling's own PDF parser turns some fonts (Type 3 bitmap fonts without a Unicode map)
+    into dingbat strings that pdfium decodes; such pages are found by comparing each
+    page's text in ``document`` with pdfium's text layer of the same page.
+    """
+    import pypdfium2 as pdfium
+
+    texts: dict[int, list[str]] = {}
+    for item, _level in document.iterate_items():
+        text = getattr(item, "text", None)
+        for prov in getattr(item, "prov", None) or []:
+            if isinstance(text, str):
+                texts.setdefault(prov.page_no, []).append(text)
+    bad: list[int] = []
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        for page_no, parts in sorted(texts.items()):
+            ours = assess("\n".join(parts))
+            if ours.empty or ours.readable or not 1 <= page_no <= len(pdf):
+                continue
+            page = pdf[page_no - 1]
+            textpage = page.get_textpage()
+            try:
+                theirs = assess(str(textpage.get_text_range()))
+            finally:
+                textpage.close()
+                page.close()
+            if theirs.readable:
+                bad.append(page_no)
+    finally:
+        pdf.close()
+    return bad
