@@ -42,7 +42,7 @@ TITLE_MIN_RATIO = 1.2
 """The title's type must be at least this many times the body size."""
 
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"\u201d]$")
-_CAPTION = re.compile(r"^(?:table|tab\.)\s*[\dIVX]+[.:]?", re.IGNORECASE)
+_CAPTION = re.compile(r"^(?:table|tab\.)\s*[\dIVX]+[a-z]?\s*[.:|\u2013\u2014]", re.IGNORECASE)
 
 
 def join_lines(lines: list[str]) -> str:
@@ -241,8 +241,9 @@ def build_document(name: str, pages: list[PageLines]) -> Any:
                 end += 1
             rows = stream[index:end]
             if sum(_is_table_row(r) for r in rows) >= 3:
-                _emit_table(builder, rows)
-                prev, index = None, end
+                below = _caption_below(stream, end, body)
+                _emit_table(builder, rows, below)
+                prev, index = None, end + len(below)
                 continue
         starts = _new_block(prev, line, body) or line.bold or line.size >= 1.15 * body
         level = heading_level(line, following, ctx) if starts else None
@@ -284,14 +285,34 @@ def _run_in(prefix: str, ctx: Context, line: Line) -> int | None:
     return level
 
 
-def _emit_table(builder: _Builder, rows: list[Line]) -> None:
+def _caption_below(stream: list[Line], start: int, body: float) -> list[Line]:
+    """The ``Table N`` caption set right under a table (at most six lines), else ``[]``."""
+    if start >= len(stream) or not _CAPTION.match(stream[start].text):
+        return []
+    first = stream[start]
+    if (
+        first.page_no != stream[start - 1].page_no
+        or first.top - stream[start - 1].bottom > 3 * body
+    ):
+        return []
+    lines = [first]
+    for line in stream[start + 1 : start + 6]:
+        if _new_block(lines[-1], line, body) or _is_table_row(line):
+            break
+        lines.append(line)
+    return lines
+
+
+def _emit_table(builder: _Builder, rows: list[Line], below: list[Line]) -> None:
+    """One item: the caption (above or below the rows), then a row per line."""
     builder.flush()
-    caption: list[Line] = []
     last = builder.doc.texts[-1] if builder.doc.texts else None
     text_rows = [" | ".join(r.cells) if len(r.cells) > 1 else r.text for r in rows]
     body = "\n".join(text_rows)
-    if last is not None and _CAPTION.match(getattr(last, "text", "")):
+    if below:
+        body = f"{join_lines([ln.text for ln in below])}\n{body}"
+    elif last is not None and _CAPTION.match(getattr(last, "text", "")):
         caption_text = last.text
         builder.doc.delete_items(node_items=[last])
         body = f"{caption_text}\n{body}"
-    builder.add("table", caption + rows, body)
+    builder.add("table", rows + below, body)
