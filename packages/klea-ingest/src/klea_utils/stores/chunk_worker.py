@@ -191,8 +191,11 @@ def convert_batch_worker(
     """
     logger = logging.getLogger("klea_utils.stores.chunk_worker")
     if queue is not None:  # a spawned worker: configure its own logging
-        logging.basicConfig(level=config.log_level)
+        logging.basicConfig(level=config.log_level, format="%(levelname)s %(message)s")
         logger.setLevel(config.log_level)
+        if config.log_level > logging.DEBUG:  # Docling's INFO lines would cross the bar
+            for name in ("docling", "docling_core", "docling_parse", "transformers", "PIL"):
+                logging.getLogger(name).setLevel(max(config.log_level, logging.WARNING))
     processor = _build_processor(config, logger)
     if queue is not None:
         # Start-up is not charged to the first file's timeout (current_file is still -1).

@@ -16,6 +16,7 @@ The review workflow::
 from __future__ import annotations
 
 import logging
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -221,6 +222,8 @@ def _logger(verbose: int = 0, quiet: bool = False, debug: bool = False) -> loggi
     logging.basicConfig(
         level=level, format="%(levelname)s %(message)s", stream=sys.stderr, force=True
     )
+    if verbose < 2:  # transformers' "Loading weights" bar, also in the workers
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     for name in THIRD_PARTY_LOGGERS:
         logging.getLogger(name).setLevel(
             logging.DEBUG if verbose > 1 else max(level, logging.WARNING)
