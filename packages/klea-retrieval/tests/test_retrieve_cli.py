@@ -137,3 +137,14 @@ def test_a_missing_rerank_model_is_one_line(stores_json, tmp_path, capsys, monke
     assert err.count("\n") == 1
     assert "cannot load cross-encoder" in err
     assert "no-model" in err
+
+
+def test_a_filter_on_an_unknown_key_names_the_keys(stores_json, capsys):
+    argv = ["--stores-config", str(stores_json), "--domain", "neuro", "--filter"]
+    assert main([*argv, '{"yeer": 2021}', "neurons"]) == 0
+    err = capsys.readouterr().err
+    assert "no results: the filter names 'yeer'" in err
+    assert "year" in err
+    assert "file_name" in err
+    assert main([*argv, '{"year": 1900}', "neurons"]) == 0
+    assert "no document matching the query passes the filter" in capsys.readouterr().err

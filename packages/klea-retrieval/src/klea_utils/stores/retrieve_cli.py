@@ -217,6 +217,35 @@ def _as_json(material: dict[str, list[tuple[Document, float]]]) -> str:
     return json.dumps(out, indent=2, ensure_ascii=False, default=str)
 
 
+def _filter_keys(tree: Any) -> set[str]:
+    """The metadata keys a filter names (every dict key not starting with ``$``)."""
+    if isinstance(tree, dict):
+        keys = {k for k in tree if isinstance(k, str) and not k.startswith("$")}
+        return keys.union(*(_filter_keys(v) for v in tree.values()))
+    if isinstance(tree, list):
+        return set().union(*(_filter_keys(v) for v in tree))
+    return set()
+
+
+def _explain_no_results(
+    metadata_filter: dict[str, Any], unfiltered: dict[str, Any], logger: logging.Logger
+) -> None:
+    """Say that the filter left nothing, naming keys the stores' documents do not hold."""
+    held = {key for r in unfiltered.values() for doc, _ in r.hits for key in doc.metadata}
+    if not held:
+        return
+    unknown = sorted(_filter_keys(metadata_filter) - held)
+    if unknown:
+        logger.warning(
+            "no results: the filter names %s, which the stored documents do not hold; "
+            "their keys are %s",
+            ", ".join(repr(k) for k in unknown),
+            ", ".join(sorted(k for k in held if not k.startswith("_"))),
+        )
+    else:
+        logger.warning("no results: no document matching the query passes the filter")
+
+
 def run(args: Any, logger: logging.Logger) -> str:
     """Run the retrieval pipeline for parsed ``args`` and return the text to print.
 
@@ -243,6 +272,9 @@ def run(args: Any, logger: logging.Logger) -> str:
             if domain in config.domains:
                 pipeline.load([domain])
         results = pipeline.retrieve_all(args.query, domains=domains, metadata_filter=args.filter)
+        if args.filter and not any(r.hits for r in results.values()):
+            unfiltered = pipeline.retrieve_all(args.query, domains=domains)
+            _explain_no_results(args.filter, unfiltered, logger)
     finally:
         pipeline.close()
     material = {domain: result.hits for domain, result in results.items()}
