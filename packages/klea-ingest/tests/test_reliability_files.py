@@ -34,8 +34,12 @@ def test_bad_names_and_links_are_named_and_the_build_goes_on(
 ) -> None:
     source = tmp_path / "papers"
     _hostile_folder(source)
-    builder = StoresBuilder("m", logging.getLogger("klea-test-files"), max_tokens=128)
-    builder.embeddings = DeterministicFakeEmbedding(size=16)  # type: ignore[attr-defined]
+    builder = StoresBuilder(
+        "huggingface:all-MiniLM-L6-v2",
+        logging.getLogger("klea-test-files"),
+        max_tokens=128,
+        embeddings=DeterministicFakeEmbedding(size=16),
+    )
     uri = f"chroma:{tmp_path / 'store'}"
     with caplog.at_level(logging.WARNING):
         builder.build(str(source), uri, "papers", worker_batch_size=5)
@@ -44,7 +48,9 @@ def test_bad_names_and_links_are_named_and_the_build_goes_on(
     assert "dangling.md: a broken symbolic link" in log
     assert "loop1.md: a symbolic link loop" in log
     assert "up: a symbolic link to a folder; not followed" in log
-    store = instantiate_vector_store(uri, "papers", builder.embeddings, builder.logger)
+    store = instantiate_vector_store(
+        uri, "papers", DeterministicFakeEmbedding(size=16), builder.logger
+    )
     ids = store.get()["ids"]
     assert ids
     assert {i.split(":")[0] for i in ids} == {"good.md"}
