@@ -325,3 +325,26 @@ def test_docling_pages_in_dingbats_are_found_against_pdfium() -> None:
         doc.add_text(label=DocItemLabel.TEXT, text=text, prov=prov)
     path = DATA / "1708.00137_causation-contextuality_type3fonts.pdf"
     assert unreadable_docling_pages(doc, path) == [1]
+
+
+def test_pages_survive_an_fts5_index_round_trip(tmp_path: Path) -> None:
+    import asyncio
+
+    from klea_utils.stores.fts5_writer import write_fts5_chunks
+    from klea_utils.stores.retrieval.fts5_index import open_fts5_store
+    from langchain_core.documents import Document
+
+    path = tmp_path / "index.sqlite"
+    meta = {"file_name": "a.pdf", "headings": ["Intro"], "page_start": 7, "page_end": 8}
+    write_fts5_chunks(path, [("c1", Document(page_content="spiking neurons", metadata=meta))])
+
+    async def read() -> dict[str, Any]:
+        store = open_fts5_store(path)
+        try:
+            return dict((await store.get_documents(["c1"]))["c1"].metadata)
+        finally:
+            await store.aclose()
+
+    stored = asyncio.run(read())
+    assert (stored["page_start"], stored["page_end"]) == (7, 8)
+    assert type(stored["page_start"]) is int
