@@ -67,3 +67,11 @@ def test_index_of_a_folder_names_the_files_it_skipped(tmp_path: Path) -> None:
     assert "skipped 2 file(s) that are not .txt or .md: b.pdf, c.docx" in result.stderr
     assert "--fts5-store" in result.stderr
     assert "x.json" not in result.stderr
+
+
+def test_version_and_log_flags(corpus: Path) -> None:
+    assert run_cli("--version").stdout.startswith("sci-etl-search ")
+    quiet = run_cli("-q", "search", "--any", QUESTION, "--db", corpus, "--mode", "lexical")
+    assert quiet.returncode == 0, quiet.stderr
+    assert "dwarf" in quiet.stdout.lower()
+    assert run_cli("-vv", "facets", "year", "--db", corpus).returncode == 0

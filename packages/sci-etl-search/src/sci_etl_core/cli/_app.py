@@ -39,8 +39,25 @@ def _main(
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
     ] = False,
+    verbose: Annotated[
+        int,
+        typer.Option("-v", "--verbose", count=True, help="More log output (-vv: debug)."),
+    ] = 0,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Log errors only.")] = False,
 ) -> None:
     """Index scholarly records and search them by Boolean query, by meaning, or both."""
+    import logging
+    import os
+
+    if quiet:
+        level = logging.ERROR
+    else:
+        level = logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING
+    logging.basicConfig(level=level, format="%(levelname)s %(message)s", force=True)
+    for name in ("sentence_transformers", "transformers", "huggingface_hub", "httpx"):
+        logging.getLogger(name).setLevel(logging.DEBUG if verbose > 1 else max(level, 30))
+    if verbose < 2:  # the model's "Loading weights" bar would cross the output
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 
 def build_app() -> typer.Typer:
