@@ -17,9 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from klea_utils.stores._ingest.vector_run import stored_docs
 from klea_utils.stores.embedding_models import load_embeddings
 from klea_utils.stores.ingestion import StoresBuilder
-from klea_utils.stores.store_writer import _stored_docs
 from klea_utils.stores.utils import instantiate_vector_store
 from langchain_core.documents import Document
 
@@ -84,7 +84,7 @@ def main() -> None:
 
         direct = instantiate_vector_store(uri, "direct", embeddings, logger, create=True)
         start = time.perf_counter()
-        all_docs = [d for _, docs, path in results for d in _stored_docs(path.name, docs)]
+        all_docs = [d for _, docs, path in results for d in stored_docs(path.name, docs)]
         for i in range(0, len(all_docs), args.batch):
             part = all_docs[i : i + args.batch]
             direct.add_documents(part, ids=[d.id for d in part])

@@ -25,12 +25,10 @@ from klea_utils.stores._ingest.collection_lock import collection_lock
 from klea_utils.stores._ingest.folded_results import FoldedResults, fold_cached_results
 from klea_utils.stores._ingest.fts5_corpus import Fts5IndexWriter
 from klea_utils.stores._ingest.lazy_embeddings import LazyEmbeddings
-from klea_utils.stores._ingest.manifest import StoreManifest, chunk_ids, manifest_path
-from klea_utils.stores._ingest.store_check import current_ids, missing_ids
+from klea_utils.stores._ingest.manifest import StoreManifest, manifest_path
 from klea_utils.stores._ingest.store_identity import resolve_local_path, resolve_store_uri
 from klea_utils.stores._ingest.store_progress import StoreProgress
-from klea_utils.stores.ingest_exceptions import SourceLayoutError
-from klea_utils.stores.metadata_map import _apply_store_metadata_policy
+from klea_utils.stores._ingest.vector_run import VectorRun, close_store, named_files
 from klea_utils.stores.source_files import find_unique_source_files
 from klea_utils.stores.utils import drop_collection, instantiate_vector_store
 from langchain_core.documents import Document
@@ -234,10 +232,10 @@ class StoreWriter:
             if bm25_path
             else None
         )
-        run = _VectorRun(store, manifest, self.embed_batch_size, StoreSummary())
+        run = VectorRun(store, manifest, self.embed_batch_size, StoreSummary())
         try:
             with StoreProgress(self.logger) as progress:
-                for name, file_hash, stored in _named_files(results, source_dir):
+                for name, file_hash, stored in named_files(results, source_dir):
                     with backend_errors(uri, collection):
                         run.write_file(name, file_hash, stored, progress)
                     if bm25 is not None:
@@ -255,7 +253,7 @@ class StoreWriter:
                 bm25.abort()
             raise
         finally:
-            _close_store(store)
+            close_store(store)
         if fts5 is not None:
             fts5.finish()  # an explicit fts5_stemming the index was built without: re-tokenize
         if isinstance(results, FoldedResults):
@@ -267,124 +265,3 @@ class StoreWriter:
         return instantiate_vector_store(
             store_uri, collection_name, self.embeddings, self.logger, create=True
         )
-
-
-def _named_files(
-    results: Iterable[tuple[str, list[Document], Path]], source_dir: Path
-) -> Iterable[tuple[str, str, list[Document]]]:
-    """``(file_name, file_hash, stored docs)`` per result; refuses a repeated file name."""
-    seen: dict[str, Path] = {}
-    for file_hash, docs, file_path in results:
-        name = Path(file_path).name
-        if name in seen:
-            raise SourceLayoutError(
-                f"{source_dir}: two source files named {name!r}: {seen[name]} and {file_path}"
-            )
-        seen[name] = Path(file_path)
-        yield name, file_hash, _stored_docs(name, list(docs))
-        del docs
-
-
-def _stored_docs(file_name: str, docs: list[Document]) -> list[Document]:
-    """``docs`` as stored: ``<file_name>:<index>`` ids and the stored-metadata policy applied."""
-    ids = chunk_ids(file_name, len(docs))
-    return [
-        Document(
-            id=i, page_content=d.page_content, metadata=_apply_store_metadata_policy(d.metadata)
-        )
-        for i, d in zip(ids, docs, strict=True)
-    ]
-
-
-def _close_store(store: Any) -> None:
-    """Release a store's connections (PGVector keeps a SQLAlchemy engine pool open)."""
-    engine = getattr(store, "_engine", None)
-    if engine is not None and hasattr(engine, "dispose"):
-        engine.dispose()
-
-
-@dataclass
-class _VectorRun:
-    """One run's vector store, manifest and summary; writes one file at a time."""
-
-    store: Any
-    manifest: StoreManifest
-    batch: int
-    summary: StoreSummary
-
-    def write_file(
-        self, name: str, file_hash: str, stored: list[Document], progress: StoreProgress
-    ) -> None:
-        """Skip an unchanged file; else delete its stale ids and add its chunks in batches."""
-        if self.manifest.is_current(name, file_hash, len(stored)):
-            lost = missing_ids(self.store, [str(d.id) for d in stored])
-            if not lost:
-                self.summary.files_skipped += 1
-                progress.file_done(name, skipped=True)
-                return
-            self.summary.files_restored += 1
-            progress.logger.warning(
-                "%s: the manifest records %d chunk(s) but the store lacks %d of them; adding "
-                "the file again",
-                name,
-                len(stored),
-                len(lost),
-            )
-        if self._resume(name, file_hash, stored, progress):
-            return
-        existed = name in self.manifest.files
-        stale = self.manifest.begin(name, file_hash, len(stored))
-        if stale:
-            self.store.delete(ids=stale)
-            self.summary.chunks_deleted += len(stale)
-        progress.begin_file(name, len(stored))
-        self._add(stored, progress)
-        self.manifest.commit(name, file_hash, len(stored))
-        self.summary.chunks_added += len(stored)
-        if not stored:
-            self.summary.files_empty += 1
-        if existed:
-            self.summary.files_replaced += 1
-        else:
-            self.summary.files_added += 1
-        progress.file_done(name, skipped=False)
-
-    def _add(self, docs: list[Document], progress: StoreProgress) -> None:
-        for start in range(0, len(docs), self.batch):
-            part = docs[start : start + self.batch]
-            self.store.add_documents(part, ids=[d.id for d in part])
-            progress.advance(len(part))
-
-    def _resume(
-        self, name: str, file_hash: str, stored: list[Document], progress: StoreProgress
-    ) -> bool:
-        """Finish a file a killed run left incomplete, embedding only the chunks it lacks.
-
-        Only when the unfinished entry is this very version of the file: chunks already
-        in the store with this file hash are kept, ids past the file's chunk count are
-        deleted, the rest is added. Returns whether the file was handled here.
-        """
-        entry = self.manifest.files.get(name)
-        if entry is None or entry.complete or entry.file_hash != file_hash or not stored:
-            return False
-        done = current_ids(self.store, [str(d.id) for d in stored], file_hash)
-        if not done:
-            return False
-        extra = chunk_ids(name, entry.chunks)[len(stored) :]
-        if extra:
-            self.store.delete(ids=extra)
-            self.summary.chunks_deleted += len(extra)
-        todo = [d for d in stored if str(d.id) not in done]
-        progress.logger.info(
-            "%s: resuming an interrupted file, %d of %d chunk(s) already stored",
-            name,
-            len(done),
-            len(stored),
-        )
-        progress.begin_file(name, len(stored), done=len(done))
-        self._add(todo, progress)
-        self.manifest.commit(name, file_hash, len(stored))
-        self.summary.chunks_added += len(todo)
-        self.summary.files_resumed += 1
-        progress.file_done(name, skipped=False)
-        return True
