@@ -241,7 +241,7 @@ def _cpu() -> float:
 
 
 def build_processor(tmp: Path) -> tuple[Any, Any, int]:
-    from klea_utils.stores.chunk_worker import _build_processor
+    from klea_utils.stores._ingest.batch_conversion import build_processor as _build_processor
     from klea_utils.stores.ingestion import StoresBuilder
 
     logger = logging.getLogger("pdf_fidelity")

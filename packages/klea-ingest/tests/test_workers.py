@@ -83,13 +83,19 @@ def test_in_process_worker_defers_after_one_file_over_the_cap(tmp_path: Path) ->
     assert [r.file_path for r in results[1:]] == [str(p) for p in docs[1:]]
 
 
-def test_workers_over_a_tiny_rss_cap_still_complete(tmp_path: Path) -> None:
+def test_workers_over_a_tiny_rss_cap_still_complete(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     docs = _md(tmp_path, 2)
-    results = dispatch_conversion_batches(
-        logging.getLogger("test"), _config(tmp_path, mem_limit_bytes=1), _items(*docs), 10
-    )
+    config = _config(tmp_path, mem_limit_bytes=1, log_level=logging.INFO)
+    with caplog.at_level(logging.INFO, logger="klea_utils.stores.chunk_worker"):
+        results = dispatch_conversion_batches(logging.getLogger("test"), config, _items(*docs), 10)
     assert [r.status for r in results] == ["ok", "ok"]
     assert len(ChunkCache(tmp_path).entries()) == 2
+    # the worker's own log record, handed to the parent's logger of the same name
+    (deferral,) = [r for r in caplog.records if "deferring" in r.getMessage()]
+    assert deferral.name == "klea_utils.stores.chunk_worker"
+    assert deferral.processName == "klea-chunk-worker"
 
 
 def _kill_worker_when(condition: object, stop: threading.Event) -> None:

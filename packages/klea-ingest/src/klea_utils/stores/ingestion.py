@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._ingest.batch_conversion import convert_in_process
 from klea_utils.stores._ingest.chunking import (
     embedding_max_tokens,
     resolve_max_tokens,
@@ -32,7 +33,6 @@ from klea_utils.stores.chunk_worker import (
     DEFAULT_WORKER_MEM_LIMIT,
     ChunkItemResult,
     ChunkWorkerConfig,
-    convert_batch_worker,
     dispatch_conversion_batches,
 )
 from klea_utils.stores.metadata_map import _apply_store_metadata_policy, write_heading_template
@@ -266,7 +266,7 @@ class StoresBuilder:
     ) -> list[ChunkItemResult]:
         config = self.worker_config(source_path, None if in_process else worker_mem_limit)
         if in_process:
-            return convert_batch_worker(config, todo) or []
+            return convert_in_process(config, todo)
         if self.ray_address is not None:
             from klea_utils.stores._ingest.ray_cluster import connect
             from klea_utils.stores._ingest.ray_conversion import convert_on_ray
