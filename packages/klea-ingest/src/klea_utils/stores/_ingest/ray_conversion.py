@@ -277,7 +277,10 @@ class _RayDispatch:
 
     def close(self) -> None:
         for worker in self.workers:
-            self.ray.kill(worker.actor)
+            if worker.item is None and worker.ready is None:
+                worker.actor.__ray_terminate__.remote()  # idle: let it exit and clean up
+            else:
+                self.ray.kill(worker.actor)
         self.workers.clear()
         self.doi_cache.flush()
 

@@ -12,6 +12,7 @@ are returned too, so the driver's ``doi-cache.json`` keeps them.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import shutil
@@ -24,6 +25,9 @@ from klea_utils.stores._ingest.doi_cache import DOI_CACHE_FILE_NAME, open_doi_ca
 from langchain_core.documents import Document
 
 __all__ = ["RayConversionWorker", "RayFileResult", "read_doi_records"]
+
+_PREFIX = "klea-ray-"
+"""Start of a worker's private folder name, followed by its process id."""
 
 
 @dataclass
@@ -68,7 +72,9 @@ class RayConversionWorker:
         logging.basicConfig(level=options["log_level"])
         self.logger = logging.getLogger("klea_utils.stores.ray_worker")
         self.logger.setLevel(options["log_level"])
-        self.root = Path(tempfile.mkdtemp(prefix="klea-ray-"))
+        _sweep_dead_workers_folders()
+        self.root = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
+        atexit.register(shutil.rmtree, self.root, True)
         self.files = self.root / "files"
         self.files.mkdir()
         artifacts = options.get("artifacts_path")
@@ -128,8 +134,15 @@ class RayConversionWorker:
         self.known_dois.update(new)
         return new
 
-    def __del__(self) -> None:
-        shutil.rmtree(getattr(self, "root", ""), ignore_errors=True)
+
+def _sweep_dead_workers_folders() -> None:
+    """Remove the folders of workers on this host that were killed (their process is gone)."""
+    import psutil
+
+    for folder in Path(tempfile.gettempdir()).glob(f"{_PREFIX}*-*"):
+        pid = folder.name[len(_PREFIX) :].split("-", 1)[0]
+        if pid.isdigit() and not psutil.pid_exists(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def read_doi_records(cache_dir: Path) -> dict[str, dict[str, Any]]:
