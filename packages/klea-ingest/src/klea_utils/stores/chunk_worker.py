@@ -1,7 +1,5 @@
 """Subprocess chunking workers: isolate Docling's per-conversion memory growth.
 
-File: klea_utils/stores/chunk_worker.py
-
 Each batch of files is converted in a freshly spawned process that exits afterwards, so
 memory Docling does not give back is reclaimed by the OS. A worker stops at whichever
 comes first, its RSS cap or the batch size, and reports the rest as ``deferred``; results

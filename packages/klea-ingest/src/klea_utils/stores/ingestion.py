@@ -1,7 +1,5 @@
 """Build stores from a directory of source documents.
 
-File: klea_utils/stores/ingestion.py
-
 :class:`StoresBuilder` converts and chunks documents with Docling (``chunk_all``), caching
 the chunks on disk, and writes them to vector, BM25 and FTS5 stores (``store_all``,
 ``build``) through the :class:`~klea_utils.stores.store_writer.StoreWriter` it owns.

@@ -1,7 +1,5 @@
 """LLM-free linting of a metadata map.
 
-File: klea_utils/stores/map_lint.py
-
 Checks each file's ``DEFAULT`` entry for the core bibliographic fields, their types and
 plausibility (year range, DOI shape, title equal to the file name, too many URLs), heading
 entries for structure, and, when the source files are known, that every source file has an

@@ -1,7 +1,4 @@
-"""LLM-free linting of a stored BM25/vector corpus (post-store check).
-
-File: klea_utils/stores/postcheck.py
-"""
+"""LLM-free linting of a stored BM25/vector corpus (post-store check)."""
 
 from __future__ import annotations
 

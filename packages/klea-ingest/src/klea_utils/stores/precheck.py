@@ -1,7 +1,4 @@
-"""Pre-check source directories to decide whether OCR is needed per PDF.
-
-File: klea_utils/stores/precheck.py
-"""
+"""Pre-check source directories to decide whether OCR is needed per PDF."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """Retriever store configuration models.
 
-File: klea_utils/stores/config.py
-
 A stores configuration is a JSON document ``{"domains": {name: PerDomainConfig}}``; see
 ``docs/guides/configuration.md`` for its full shape. :func:`read_retriever_config` reads
 one from a file and reports a bad file by naming it and the offending field.

@@ -1,7 +1,5 @@
 """Metadata filter translation for store backends.
 
-File: klea_utils/stores/filters.py
-
 Filters use a small backend-agnostic DSL (see :func:`validate_metadata_filter`). The
 in-memory matcher :func:`filter_docs_by_metadata` defines its meaning; every backend
 translation agrees with it on well-typed filters, except for the documented

@@ -1,7 +1,4 @@
-"""BM25 keyword retriever on rank_bm25, as a LangChain ``BaseRetriever``.
-
-File: klea_utils/stores/langchain_bm25.py
-"""
+"""BM25 keyword retriever on rank_bm25, as a LangChain ``BaseRetriever``."""
 
 from __future__ import annotations
 

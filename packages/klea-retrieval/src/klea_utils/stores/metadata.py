@@ -1,7 +1,4 @@
-"""Stored-metadata schema for vector store ingestion.
-
-File: klea_utils/stores/metadata.py
-"""
+"""Stored-metadata schema for vector store ingestion."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 """Strict-safe retrieval-query schema builder.
 
-File: klea_utils/stores/query_schema.py
-
 Builds the RAG query generator's structured-output schema from the domain's configured
 filter fields, so each allowed filter is a real, typed, optional field instead of a
 dynamic-key ``filters`` object. A dynamic-key object becomes a JSON object with

@@ -1,7 +1,5 @@
 """Vector store utilities: store URIs, fusion, re-ranking, reference serialization, text.
 
-File: klea_utils/stores/utils.py
-
 A facade: the implementations live in internal modules (``_vector_stores``, ``_fusion``,
 ``_rerank``, ``_references``, ``_person_names``, ``_config_files``) and are re-exported
 here under their documented names.
