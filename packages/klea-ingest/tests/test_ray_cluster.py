@@ -4,13 +4,14 @@
 run in their own temporary folders. While ``build`` converts on the cluster, every
 process of the second node is killed. The run must finish with every file converted and
 stored exactly once. Teardown stops the cluster's processes (found by their temporary
-folders) whatever happened. Ray turns a loopback node address into the host's address,
-so the nodes listen on this host's address rather than on 127.0.0.1 alone.
+folders) whatever happened. The nodes talk over loopback only: Ray turns 127.0.0.1 into the
+host's network address, so the head is 127.0.0.2 and the worker node 127.0.0.3.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import logging
 import os
 import socket
@@ -97,6 +98,7 @@ def two_nodes(tmp_path_factory: pytest.TempPathFactory, offline: None) -> Iterat
         _ray_start(
             [
                 "--head",
+                "--node-ip-address=127.0.0.2",
                 "--num-cpus=1",
                 f"--port={port}",
                 f"--temp-dir={head_dir}",
@@ -111,6 +113,7 @@ def two_nodes(tmp_path_factory: pytest.TempPathFactory, offline: None) -> Iterat
         _ray_start(
             [
                 f"--address={address}",
+                "--node-ip-address=127.0.0.3",
                 "--num-cpus=1",
                 f"--temp-dir={worker_dir}",
                 f"--dashboard-agent-listen-port={_free_port()}",
@@ -144,6 +147,19 @@ def _kill_worker_node_when_busy(
         _kill(victims)
 
 
+def _watch_peers(cluster: Cluster, stop: threading.Event, peers: set[str]) -> None:
+    """Collect the remote addresses the cluster's processes talk to while the run goes on."""
+    while not stop.is_set():
+        for proc in _processes_of(cluster.head_dir) + _processes_of(cluster.worker_dir):
+            with contextlib.suppress(psutil.Error):
+                peers.update(c.raddr.ip for c in proc.net_connections("inet") if c.raddr)
+        time.sleep(0.5)
+
+
+def _is_loopback(ip: str) -> bool:
+    return ipaddress.ip_address(ip.removeprefix("::ffff:")).is_loopback
+
+
 def test_losing_a_node_mid_run_still_stores_every_file_once(
     two_nodes: Cluster, tmp_path: Path
 ) -> None:
@@ -153,6 +169,9 @@ def test_losing_a_node_mid_run_still_stores_every_file_once(
         target=_kill_worker_node_when_busy, args=(two_nodes, source, stop, killed), daemon=True
     )
     killer.start()
+    peers: set[str] = set()
+    watcher = threading.Thread(target=_watch_peers, args=(two_nodes, stop, peers), daemon=True)
+    watcher.start()
     command = [
         str(Path(sys.executable).with_name("klea-stores-create")),
         "build",
@@ -174,6 +193,7 @@ def test_losing_a_node_mid_run_still_stores_every_file_once(
     finally:
         stop.set()
         killer.join(timeout=30)
+        watcher.join(timeout=30)
 
     output = done.stdout + done.stderr
     assert done.returncode == 0, output[-3000:]
@@ -185,6 +205,8 @@ def test_losing_a_node_mid_run_still_stores_every_file_once(
     stored = _stored_ids(tmp_path / "chroma")
     assert len(stored) == len(set(stored))
     assert sorted(stored) == sorted(expected)
+    assert peers, "no connection of the cluster was seen"
+    assert all(_is_loopback(ip) for ip in peers), f"the cluster left loopback: {sorted(peers)}"
 
 
 def _expected_ids(source: Path) -> list[str]:

@@ -43,6 +43,10 @@ def import_ray() -> Any:
     return ray
 
 
+PRIVATE_NODE_IP = "127.0.0.2"
+"""Node address of the private local instance (``--ray local``): a loopback address."""
+
+
 def connect(address: str, logger: logging.Logger) -> Any:
     """Connect this process to Ray at ``address`` (once); return the ``ray`` module."""
     if not address or not address.strip():
@@ -52,7 +56,9 @@ def connect(address: str, logger: logging.Logger) -> Any:
         return ray
     options: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
     if address == "local":
-        options["include_dashboard"] = False
+        # A private instance talks over loopback only. Ray replaces 127.0.0.1 with the
+        # host's network address, but keeps any other loopback address.
+        options.update(include_dashboard=False, _node_ip_address=PRIVATE_NODE_IP)
     try:
         ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError) as exc:
