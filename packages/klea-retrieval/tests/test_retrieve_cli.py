@@ -148,3 +148,11 @@ def test_a_filter_on_an_unknown_key_names_the_keys(stores_json, capsys):
     assert "file_name" in err
     assert main([*argv, '{"year": 1900}', "neurons"]) == 0
     assert "no document matching the query passes the filter" in capsys.readouterr().err
+
+
+def test_an_empty_rerank_is_a_one_line_usage_error(stores_json, capsys):
+    argv = ["--stores-config", str(stores_json), "--rerank", "", "q"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith("klea-retrieve: error: --rerank needs a cross-encoder")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -114,3 +116,27 @@ def test_cli_exit_2_for_bad_stores_and_1_when_loading_fails(tmp_path, capsys):
     assert "klea-serve: library: 4 papers, 6 passages" in err
     assert "--fts5-index" in err
     assert "no such file" in err
+
+
+def test_cli_failures_are_one_line_with_the_shared_exit_codes(tmp_path, capsys, monkeypatch):
+    from klea_utils.stores.serve.cli import main
+
+    def one_error_line(status: int, argv: list[str]) -> str:
+        assert main(argv) == status
+        errors = [line for line in capsys.readouterr().err.splitlines() if "error" in line]
+        assert len(errors) == 1, errors
+        assert errors[0].startswith("klea-serve: error: ")
+        return errors[0]
+
+    corpus = write_corpus_pickle(tmp_path / "bm25.pkl", corpus_documents())
+    # Usage errors: 2.
+    assert "--rerank" in one_error_line(2, ["--bm25-store", str(corpus), "--rerank", " "])
+    bad_json = tmp_path / "stores.json"
+    bad_json.write_text("{nope", encoding="utf-8")
+    assert "not valid JSON" in one_error_line(2, ["--stores-config", str(bad_json)])
+    # Work failures: 1 (a corpus that cannot be read, a missing extra).
+    not_a_corpus = tmp_path / "notes.pkl"
+    not_a_corpus.write_text("{nope", encoding="utf-8")
+    assert "notes.pkl" in one_error_line(1, ["--bm25-store", str(not_a_corpus)])
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    assert "serve" in one_error_line(1, ["--bm25-store", str(corpus)])

@@ -157,6 +157,13 @@ def retrieve(
     ] = False,
 ) -> None:
     logger = _configure_logging(verbose, quiet)
+    if rerank is not None and not rerank.strip():
+        typer.echo(
+            "klea-retrieve: error: --rerank needs a cross-encoder model name or folder, "
+            "got an empty value",
+            err=True,
+        )
+        raise typer.Exit(2)
     args = SimpleNamespace(
         query=query,
         stores_config=stores_config or old_stores,

@@ -9,8 +9,11 @@ Usage::
 
 ``--mcp`` speaks MCP over stdio (for an agent that starts the server itself); otherwise
 an HTTP server answers the JSON API under ``/api``, the search page at ``/`` and MCP's
-streamable HTTP transport at ``/mcp``. Progress lines go to stderr. Exit status: 0 on a
-clean stop, 1 when loading fails, 2 for bad arguments.
+streamable HTTP transport at ``/mcp``. Progress lines go to stderr. Exit status, as for
+the other command lines: 0 on a clean stop; 1 when the work fails (a store, index or model
+cannot load, a missing extra), with one ``klea-serve: error:`` line on stderr; 2 for bad
+arguments (argparse's usage message, or one line for a stores configuration or store
+argument that is wrong).
 """
 
 from __future__ import annotations
@@ -22,8 +25,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-from klea_utils.stores.exceptions import KleaStoresError
 
 if TYPE_CHECKING:
     from klea_utils.stores.config import RetrieverConfig
@@ -104,6 +105,13 @@ def default_fts5_index(config: RetrieverConfig) -> Path | None:
     return None
 
 
+def _error(message: object, status: int) -> int:
+    """Print one ``klea-serve: error:`` line on stderr and return ``status``."""
+    text = " ".join(str(message).split()) or type(message).__name__
+    print(f"klea-serve: error: {text}", file=sys.stderr, flush=True)
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
@@ -114,9 +122,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     for name in ("httpx", "chromadb", "sentence_transformers", "mcp", "uvicorn.access"):
         logging.getLogger(name).setLevel(logging.WARNING)
+    if args.rerank is not None and not args.rerank.strip():
+        return _error("--rerank needs a cross-encoder model name or folder, got an empty value", 2)
     from klea_utils.stores._retrieval.extras import import_extra
-    from klea_utils.stores._retrieval.store_args import StoreArgsError, retriever_config_from_args
+    from klea_utils.stores._retrieval.store_args import retriever_config_from_args
     from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
+    from klea_utils.stores.exceptions import KleaStoresError, MetadataFilterError, StoreConfigError
 
     try:
         import_extra("mcp", feature="klea-serve", extra="serve")
@@ -124,10 +135,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = retriever_config_from_args(
             args.stores_config, args.store, args.bm25_store, domains=args.domain
         )
-    except (StoreArgsError, ImportError, FileNotFoundError, ValueError, KleaStoresError) as exc:
-        print(f"klea-serve: error: {exc}", file=sys.stderr)
-        return 2
+    except (StoreConfigError, MetadataFilterError, FileNotFoundError) as exc:
+        return _error(exc, 2)  # the stores were given wrongly (StoreArgsError included)
+    except (KleaStoresError, OSError) as exc:
+        return _error(exc, 1)  # a missing extra, a store that cannot be read
     from klea_utils.stores.serve.service import ServeOptions, open_service
+    from sci_etl_core.exceptions import SciEtlError
 
     options = ServeOptions(
         config=config,
@@ -142,9 +155,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # stdout is the MCP channel under --mcp: nothing loading prints may land there.
         with contextlib.redirect_stdout(sys.stderr):
             service = open_service(options)
-    except (FileNotFoundError, ValueError, KleaStoresError, ImportError) as exc:
-        print(f"klea-serve: error: {exc}", file=sys.stderr)
-        return 1
+    except (StoreConfigError, MetadataFilterError) as exc:
+        return _error(exc, 2)
+    except (KleaStoresError, SciEtlError, OSError) as exc:
+        return _error(exc, 1)  # a store, index or model that cannot load
     if args.mcp:
         from klea_utils.stores.serve.mcp_tools import build_mcp_server
 
