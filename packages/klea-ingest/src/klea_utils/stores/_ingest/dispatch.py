@@ -27,13 +27,44 @@ from klea_utils.stores._ingest.worker_interface import ConversionWorker, StartWo
 from klea_utils.stores._ingest.worker_results import ChunkItemResult, ChunkWorkerConfig, WorkItem
 from klea_utils.stores.chunk_cache import ChunkCache
 
-__all__ = ["POISON_DEATHS", "DispatchState", "WorkerDeath", "dispatch", "watch_worker"]
+__all__ = [
+    "POISON_DEATHS",
+    "POLL_S",
+    "DispatchState",
+    "WorkerDeath",
+    "dispatch",
+    "poison_verdict",
+    "startup_allowance",
+    "watch_worker",
+]
 
 POISON_DEATHS = 2
 """A file that was being converted when this many workers died is ``failed``."""
 
-_POLL_S = 0.2
+POLL_S = 0.2
+"""How long the dispatcher waits for a result before it checks on its workers."""
+
 _STARTUP_TIMEOUT_S = 600.0
+
+
+def startup_allowance(file_timeout_s: float) -> float:
+    """How long a starting worker (importing Docling, loading models) may show nothing."""
+    return max(file_timeout_s, _STARTUP_TIMEOUT_S)
+
+
+def poison_verdict(
+    deaths: dict[str, int], path: str, file_hash: str, reason: str
+) -> ChunkItemResult | None:
+    """Count one more worker killed while converting ``path``; its ``failed`` result once poison.
+
+    ``None`` means the file is retried alone in a fresh worker; a result means it killed
+    :data:`POISON_DEATHS` workers and is final. ``reason`` ends the error message.
+    """
+    deaths[path] = deaths.get(path, 0) + 1
+    if deaths[path] < POISON_DEATHS:
+        return None
+    error = f"{path}: poison file: it killed {deaths[path]} conversion workers ({reason})"
+    return ChunkItemResult(Path(path).name, file_hash, "failed", error=error, file_path=path)
 
 
 @dataclass(frozen=True)
@@ -66,9 +97,7 @@ class _Clock:
 
     def stalled(self) -> bool:
         # Start-up (importing Docling, loading models) is not a file: allow more.
-        allowed = (
-            self.file_timeout_s if self.index >= 0 else max(self.file_timeout_s, _STARTUP_TIMEOUT_S)
-        )
+        allowed = self.file_timeout_s if self.index >= 0 else startup_allowance(self.file_timeout_s)
         return time.monotonic() - self.since > allowed
 
 
@@ -170,15 +199,11 @@ class DispatchState:
             self.pending.append(others)
 
     def _blame(self, path: str, file_hash: str, reason: str) -> None:
-        self.deaths[path] = self.deaths.get(path, 0) + 1
-        if self.deaths[path] < POISON_DEATHS:
+        failed = poison_verdict(self.deaths, path, file_hash, reason)
+        if failed is None:
             self.pending.appendleft([(path, file_hash)])
-            return
-        error = f"{path}: poison file: it killed {self.deaths[path]} conversion workers ({reason})"
-        self._finish(
-            path,
-            ChunkItemResult(Path(path).name, file_hash, "failed", error=error, file_path=path),
-        )
+        else:
+            self._finish(path, failed)
 
     def _recover_from_cache(self, path: str, file_hash: str) -> ChunkItemResult | None:
         """A dead worker may have cached a file whose result never reached the parent."""
@@ -215,7 +240,7 @@ def watch_worker(
     clock = _Clock(file_timeout_s)
     death: WorkerDeath | None = None
     while not worker.finished:
-        result = worker.poll(_POLL_S)
+        result = worker.poll(POLL_S)
         if result is not None:
             state.on_result(result)
             clock.touch()

@@ -10,8 +10,11 @@ would. The rules are the local ones (:mod:`klea_utils.stores.chunk_worker`):
 - a worker is retired (and a fresh one started) after ``batch_size`` files, or after a
   file that leaves its RSS above the memory cap, because Docling leaks per conversion;
 - a worker that dies (killed for memory, crashed, its host lost) has the file it was
-  converting retried alone in a fresh worker; a file that kills two workers is failed as
-  a poison file and the run goes on;
+  converting retried alone in a fresh worker; a file that kills
+  :data:`~klea_utils.stores._ingest.dispatch.POISON_DEATHS` workers is failed as a poison
+  file and the run goes on (the count and the verdict are
+  :func:`~klea_utils.stores._ingest.dispatch.poison_verdict`, shared with the local
+  dispatcher);
 - a worker with no answer for ``file_timeout_s`` is killed and treated as dead.
 
 Failed files name the node that handled them. Results come back in ``items`` order as
@@ -27,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._ingest.dispatch import POLL_S, poison_verdict, startup_allowance
 from klea_utils.stores._ingest.doi_cache import open_doi_cache
 from klea_utils.stores._ingest.progress import ConversionProgress
 from klea_utils.stores._ingest.ray_cluster import (
@@ -46,9 +50,6 @@ from klea_utils.stores.ingest_exceptions import ClusterError
 
 __all__ = ["convert_on_ray"]
 
-_POISON_DEATHS = 2
-_POLL_S = 0.2
-_STARTUP_TIMEOUT_S = 600.0
 _START_FAILURES = 3
 
 Item = tuple[str, str]
@@ -152,9 +153,9 @@ class _RayDispatch:
             elif worker.ref is not None:
                 by_ref[worker.ref] = (worker, False)
         if not by_ref:
-            time.sleep(_POLL_S)
+            time.sleep(POLL_S)
             return
-        done, _ = self.ray.wait(list(by_ref), num_returns=1, timeout=_POLL_S)
+        done, _ = self.ray.wait(list(by_ref), num_returns=1, timeout=POLL_S)
         for ref in done:
             worker, starting = by_ref[ref]
             if starting:
@@ -230,23 +231,19 @@ class _RayDispatch:
         if worker.item is None:
             return
         path, file_hash = worker.item
-        self.deaths[path] = self.deaths.get(path, 0) + 1
         self.logger.error(
             "Ray conversion worker on node %s died (%s) while converting %s",
             worker.node,
             reason,
             Path(path).name,
         )
-        if self.deaths[path] < _POISON_DEATHS:
+        failed = poison_verdict(
+            self.deaths, path, file_hash, f"{reason}; last on node {worker.node}"
+        )
+        if failed is None:
             self.retry.append(worker.item)
-            return
-        error = (
-            f"{path}: poison file: it killed {self.deaths[path]} conversion workers "
-            f"({reason}; last on node {worker.node})"
-        )
-        self._record(
-            ChunkItemResult(Path(path).name, file_hash, "failed", error=error, file_path=path)
-        )
+        else:
+            self._record(failed)
 
     def _retire(self, worker: _Worker) -> None:
         self.workers.remove(worker)
@@ -268,7 +265,7 @@ class _RayDispatch:
         if busy:
             self.idle_since = now
             return
-        allowed = max(self.config.file_timeout_s, _STARTUP_TIMEOUT_S)
+        allowed = startup_allowance(self.config.file_timeout_s)
         if self.workers and now - self.idle_since > allowed:
             raise ClusterError(
                 f"no Ray conversion worker started within {allowed:g}s; cluster resources: "
