@@ -12,7 +12,7 @@ from collections import deque
 from pathlib import Path
 
 import pytest
-from klea_utils.stores._ingest.dispatch import dispatch
+from klea_utils.stores._ingest.dispatch import POISON_DEATHS, dispatch, poison_verdict
 from klea_utils.stores._ingest.worker_process import LogPipe, forward_to_parent_loggers
 from klea_utils.stores.chunk_worker import ChunkItemResult, ChunkWorkerConfig
 
@@ -89,6 +89,21 @@ def test_a_file_that_kills_two_workers_is_a_poison_file(tmp_path: Path) -> None:
     assert started == [["a.md", "b.pdf", "c.md"], ["b.pdf"], ["c.md"]]
     assert [r.status for r in results] == ["ok", "failed", "ok"]
     assert "poison file: it killed 2 conversion workers" in (results[1].error or "")
+
+
+def test_poison_verdict_retries_until_the_shared_limit_then_fails_the_file() -> None:
+    # One rule for the local and the Ray dispatcher: None (retry alone) until the limit.
+    deaths: dict[str, int] = {}
+    verdicts = [poison_verdict(deaths, "/d/x.pdf", "h", "oom") for _ in range(POISON_DEATHS)]
+    assert verdicts[:-1] == [None] * (POISON_DEATHS - 1)
+    failed = verdicts[-1]
+    assert failed is not None
+    assert failed.status == "failed"
+    assert failed.file_path == "/d/x.pdf"
+    assert (
+        failed.error == f"/d/x.pdf: poison file: it killed {POISON_DEATHS} conversion workers (oom)"
+    )
+    assert deaths == {"/d/x.pdf": POISON_DEATHS}
 
 
 def test_a_file_that_kills_one_worker_is_retried_alone_and_can_succeed(tmp_path: Path) -> None:
