@@ -12,27 +12,21 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._ingest.batch_conversion import convert_in_process
-from klea_utils.stores._ingest.chunking import (
-    embedding_max_tokens,
-    resolve_max_tokens,
-    tokenizer_for,
+from klea_utils.stores._ingest.chunk_phase import (
+    check_ray_options,
+    convert_uncached,
+    record_and_prune,
+    scan_sources,
+    warn_if_forced_max_tokens,
+    warn_if_pdfs_fall_back,
 )
+from klea_utils.stores._ingest.chunking import resolve_max_tokens, tokenizer_for
 from klea_utils.stores._ingest.collection_lock import collection_lock
-from klea_utils.stores._ingest.conversion import (
-    NATIVE_PIPELINE_WARNING,
-    layout_models_available,
-    validate_device,
-)
+from klea_utils.stores._ingest.conversion import validate_device
 from klea_utils.stores._ingest.folded_results import FoldedResults
 from klea_utils.stores._ingest.progress import format_summary
-from klea_utils.stores.chunk_cache import ChunkCache, compute_file_hash
-from klea_utils.stores.chunk_worker import (
-    DEFAULT_WORKER_MEM_LIMIT,
-    ChunkItemResult,
-    ChunkWorkerConfig,
-    dispatch_conversion_batches,
-)
+from klea_utils.stores.chunk_cache import ChunkCache
+from klea_utils.stores.chunk_worker import DEFAULT_WORKER_MEM_LIMIT, ChunkWorkerConfig
 from klea_utils.stores.metadata_map import _apply_store_metadata_policy, write_heading_template
 from klea_utils.stores.store_writer import (
     DEFAULT_EMBED_BATCH_SIZE,
@@ -125,12 +119,7 @@ class StoresBuilder:
         self.device = validate_device(device)
         self.artifacts_path = Path(artifacts_path) if artifacts_path is not None else None
         self.file_timeout_s = file_timeout_s
-        if ray_address is not None and not ray_address.strip():
-            raise ValueError("ray_address must be 'auto', 'local' or host:port, got ''")
-        if ray_embed and ray_address is None:
-            raise ValueError("ray_embed=True needs ray_address (the cluster to embed on)")
-        if ray_embed and embeddings is not None:
-            raise ValueError("ray_embed=True embeds on the cluster; do not also pass embeddings")
+        check_ray_options(ray_address, ray_embed, embeddings)
         self.ray_address = ray_address
         self.ray_embed = ray_embed
         if ray_embed and ray_address is not None:
@@ -147,15 +136,7 @@ class StoresBuilder:
             device=self.device,
             embeddings=embeddings,
         )
-        limit = embedding_max_tokens(embedding_model)
-        if limit is not None and max_tokens > limit:
-            logger.warning(
-                "max_tokens=%d exceeds the %d tokens the embedding model %r reads (forced); "
-                "the end of longer chunks is truncated when embedded.",
-                max_tokens,
-                limit,
-                embedding_model,
-            )
+        warn_if_forced_max_tokens(embedding_model, max_tokens, logger)
 
     def worker_config(self, source_path: Path, mem_limit_bytes: int | None) -> ChunkWorkerConfig:
         """Return the picklable worker configuration for ``source_path``."""
@@ -208,21 +189,7 @@ class StoresBuilder:
         source_path = Path(source_path).resolve()
         files = self.writer.source_files(source_path)
         cache = ChunkCache(source_path)
-        file_headings: dict[str, dict[str, Any]] = {}
-        live: dict[Path, str] = {}
-        todo: list[tuple[str, str]] = []
-        for path in files:
-            try:
-                file_hash = compute_file_hash(path)
-            except OSError as exc:  # vanished or unreadable since it was listed
-                self.logger.error("%s: cannot be read (%s); skipped", path, exc.strerror or exc)
-                continue
-            live[path] = file_hash
-            cached = None if force else cache.load(path, file_hash)
-            if cached is not None and cached.docs:
-                file_headings[path.name] = cached.template_entry()
-            else:
-                todo.append((str(path), file_hash))
+        file_headings, live, todo = scan_sources(files, cache, force, self.logger)
         self.logger.info(
             "%d source file(s): %d cached, %d to convert",
             len(files),
@@ -230,9 +197,15 @@ class StoresBuilder:
             len(todo),
         )
         if todo:
-            self._warn_if_pdfs_fall_back(todo)
-            results = self._convert(
-                source_path, todo, worker_mem_limit, worker_batch_size, in_process
+            warn_if_pdfs_fall_back(todo, self.artifacts_path, self.logger)
+            config = self.worker_config(source_path, None if in_process else worker_mem_limit)
+            results = convert_uncached(
+                config,
+                todo,
+                ray_address=self.ray_address,
+                worker_batch_size=worker_batch_size,
+                in_process=in_process,
+                logger=self.logger,
             )
             for result in results:
                 if result.status == "ok" and result.file_headings_entry is not None:
@@ -240,38 +213,8 @@ class StoresBuilder:
             self.logger.info("%s", format_summary(results))
         else:
             results = []
-        from klea_utils.stores._ingest.failures import write_conversion_failures
-
-        write_conversion_failures(source_path, results)
-        pruned = cache.prune(live)
-        if pruned:
-            self.logger.info("Pruned %d stale cache entr%s", pruned, "y" if pruned == 1 else "ies")
+        record_and_prune(source_path, results, cache, live, self.logger)
         return {p.name: file_headings[p.name] for p in files if p.name in file_headings}
-
-    def _warn_if_pdfs_fall_back(self, todo: list[tuple[str, str]]) -> None:
-        """Warn once per run when PDFs will go through the model-free pipeline."""
-        has_pdf = any(path.lower().endswith(".pdf") for path, _ in todo)
-        if has_pdf and not layout_models_available(self.artifacts_path):
-            self.logger.warning(NATIVE_PIPELINE_WARNING)
-
-    def _convert(
-        self,
-        source_path: Path,
-        todo: list[tuple[str, str]],
-        worker_mem_limit: int | None,
-        worker_batch_size: int,
-        in_process: bool,
-    ) -> list[ChunkItemResult]:
-        config = self.worker_config(source_path, None if in_process else worker_mem_limit)
-        if in_process:
-            return convert_in_process(config, todo)
-        if self.ray_address is not None:
-            from klea_utils.stores._ingest.ray_cluster import connect
-            from klea_utils.stores._ingest.ray_conversion import convert_on_ray
-
-            ray = connect(self.ray_address, self.logger)
-            return convert_on_ray(ray, self.logger, config, todo, worker_batch_size)
-        return dispatch_conversion_batches(self.logger, config, todo, worker_batch_size)
 
     # -- store phase: the writer (klea_utils.stores.store_writer) ---------------------------
 
