@@ -14,7 +14,7 @@ from serve_support import ServerThread, build_stores, free_port
 from test_pipeline import FailingEmbeddings
 
 
-def _serve(config_path, fts5, vectors, embeddings):
+def _serve(config_path, fts5, vectors, embeddings, progress=lambda _: None):
     options = ServeOptions(
         config=RetrieverConfig.model_validate_json(config_path.read_text()),
         embedding_model=embeddings,
@@ -22,7 +22,7 @@ def _serve(config_path, fts5, vectors, embeddings):
         vectors=vectors,
         k=3,
     )
-    service = open_service(options, progress=lambda _: None)
+    service = open_service(options, progress=progress)
     port = free_port()
     return ServerThread(build_app(service, port=port), port)
 
@@ -228,11 +228,13 @@ def test_a_failing_store_degrades_with_a_note(stores):
 def test_an_unreadable_search_index_answers_503(stores, fake_embeddings, tmp_path):
     broken = tmp_path / "broken.sqlite"
     broken.write_bytes(b"this is not a database" * 100)
+    lines: list[str] = []
     with (
-        _serve(stores.bm25_config, broken, None, fake_embeddings) as running,
+        _serve(stores.bm25_config, broken, None, fake_embeddings, lines.append) as running,
         httpx.Client(base_url=running.url, timeout=30) as http,
     ):
         response = http.get("/api/search", params={"q": "golgi"})
         assert response.status_code == 503
         assert response.json()["detail"].startswith("SearchStoreError: ")
         assert http.post("/api/retrieve", json={"query": "golgi"}).status_code == 200
+    assert any(line.startswith("warning: ") and "broken.sqlite" in line for line in lines)

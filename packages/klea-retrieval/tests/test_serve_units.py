@@ -140,3 +140,15 @@ def test_cli_failures_are_one_line_with_the_shared_exit_codes(tmp_path, capsys, 
     assert "notes.pkl" in one_error_line(1, ["--bm25-store", str(not_a_corpus)])
     monkeypatch.setitem(sys.modules, "mcp", None)
     assert "serve" in one_error_line(1, ["--bm25-store", str(corpus)])
+
+
+def test_an_unreadable_search_index_is_named_at_start_up(tmp_path):
+    from klea_utils.stores.serve.service import search_index_problem
+
+    broken = tmp_path / "broken.sqlite"
+    broken.write_bytes(b"this is not a database" * 100)
+    problem = search_index_problem(broken)
+    assert problem is not None
+    assert "broken.sqlite" in problem
+    assert "not an SQLite database" in problem
+    assert broken.read_bytes() == b"this is not a database" * 100

@@ -286,6 +286,25 @@ def _progress(message: str) -> None:
     print(f"klea-serve: {message}", file=sys.stderr, flush=True)
 
 
+def search_index_problem(path: Path) -> str | None:
+    """Why the FTS5 index at ``path`` cannot be searched, or ``None`` when it can."""
+    from sci_etl_core.exceptions import SciEtlError
+    from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store
+
+    async def count() -> None:
+        store = AsyncSqliteFts5Store(path)
+        try:
+            await store.count()
+        finally:
+            await store.aclose()
+
+    try:
+        asyncio.run(count())
+    except SciEtlError as exc:
+        return str(exc)
+    return None
+
+
 def open_service(
     options: ServeOptions,
     progress: Callable[[str], None] = _progress,
@@ -324,6 +343,9 @@ def open_service(
         search = SearchBackend(options.fts5_index, options.vectors, embedder)
         memory = f" with vector memory {options.vectors.name}" if options.vectors else ""
         progress(f"search index {options.fts5_index.name}{memory}")
+        problem = search_index_problem(options.fts5_index)
+        if problem:  # served anyway: search answers 503 naming it, retrieve keeps working
+            progress(f"warning: {problem}; search will answer 503 until it is repaired")
     if pipeline.vector.embeddings is not None:
         try:  # the first query pays for lazy initialisation otherwise
             pipeline.vector.embeddings.embed_query("warm up")
