@@ -48,6 +48,22 @@ THIRD_PARTY_LOGGERS = (
 """Loggers kept at WARNING unless -vv: their INFO lines would run through the progress bar."""
 
 
+class _CurrentStderr(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes each record to ``sys.stderr`` as it is when the record is emitted.
+
+    A handler that kept the stream it was configured with would write to a closed one
+    after a caller (a test runner, an embedding application) swapped ``sys.stderr`` back.
+    """
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        """Ignored: the stream is always the current ``sys.stderr``."""
+
+
 def configure_logging(verbose: int = 0, quiet: bool = False, debug: bool = False) -> logging.Logger:
     """Configure logging for -v/-q: WARNING by default, INFO with -v, DEBUG with -vv."""
     verbose = 2 if debug else verbose
@@ -57,7 +73,7 @@ def configure_logging(verbose: int = 0, quiet: bool = False, debug: bool = False
         else (logging.DEBUG if verbose > 1 else logging.INFO if verbose else logging.WARNING)
     )
     logging.basicConfig(
-        level=level, format="%(levelname)s %(message)s", stream=sys.stderr, force=True
+        level=level, format="%(levelname)s %(message)s", handlers=[_CurrentStderr()], force=True
     )
     if verbose < 2:  # transformers' "Loading weights" bar, also in the workers
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
