@@ -12,6 +12,7 @@ The real PDFs live in ``shared/data/realpapers-dev`` beside the repository (CI l
 from __future__ import annotations
 
 import logging
+import os
 import re
 from functools import cache
 from pathlib import Path
@@ -35,7 +36,11 @@ def _data_dir() -> Path | None:
 
 
 DATA = _data_dir()
-needs_data = pytest.mark.skipif(DATA is None, reason="shared/data/realpapers-dev not found")
+# CI always has shared/ beside the clone: there a missing data set fails the tests (the
+# fixtures assert DATA); elsewhere (a bare checkout of this repository alone) they skip.
+needs_data = pytest.mark.skipif(
+    DATA is None and not os.environ.get("CI"), reason="shared/data/realpapers-dev not found"
+)
 
 
 @cache
