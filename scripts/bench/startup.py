@@ -113,18 +113,6 @@ def main() -> None:
     )
     args = parser.parse_args()
     stores = build_stores(args.work)
-    retrieve = [
-        str(BIN / "klea-retrieve"),
-        "--store",
-        f"papers=chroma:{stores['chroma']}",
-        "--bm25-store",
-        str(stores["bm25"]),
-        "--bm25-store",
-        f"fts5:{stores['fts5']}",
-        "-k",
-        "3",
-        QUESTION,
-    ]
     lexical = [
         str(BIN / "klea-retrieve"),
         "--bm25-store",
@@ -135,6 +123,7 @@ def main() -> None:
         "3",
         QUESTION,
     ]
+    retrieve = [lexical[0], "--store", f"papers=chroma:{stores['chroma']}", *lexical[1:]]
     fts5_only = [str(BIN / "klea-retrieve"), "--bm25-store", f"fts5:{stores['fts5']}", QUESTION]
     r = args.repeat
     before = measure(
