@@ -3,7 +3,11 @@
 One entry per source file, a JSON file named ``<content sha256>-<path key>.json`` where
 the path key is a short hash of the file's path relative to the source folder. An entry
 holds the file's chunks (each chunk's text and metadata), its bibliographic ``metadata``
-(the metadata map's ``DEFAULT`` pre-fill) and its heading chains.
+(the metadata map's ``DEFAULT`` pre-fill) and its heading chains. Every entry begins with
+``{"version": 2, "chunk_count": N,``, so :meth:`ChunkCache.chunk_count` learns how many
+chunks a file has from the entry's first bytes, without reading its chunks (the store
+phase adds these up to show chunks embedded against a total). Entries written before the
+count was recorded lack it and are still read; their count is taken by parsing them.
 
 Entries are plain JSON so that reading a cache cannot run code: a papers folder handed
 over by someone else may carry a ``.klea-cache``. Pickled entries of klea-ingest before
@@ -35,7 +39,8 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,6 +73,11 @@ CHUNKS_DIR_NAME = "chunks"
 """Sub-folder of the cache directory holding the per-file entries."""
 
 _HASH_BLOCK = 1 << 20
+
+_COUNT_HEAD = re.compile(rb'\{"version": (\d+), "chunk_count": (\d+),')
+"""How every entry written with a chunk count begins (``json.dumps``' default separators)."""
+
+_HEAD_BYTES = 64
 
 
 def compute_file_hash(path: Path) -> str:
@@ -163,21 +173,36 @@ class ChunkCache:
         )
         return target
 
-    def load(self, file_path: Path, file_hash: str) -> CachedFile | None:
-        """Return the entry for this file and hash, ``None`` if missing or corrupt."""
-        entry = self.entry_path(file_path, file_hash)
+    def _payload(self, data: bytes, file_path: Path, file_hash: str) -> dict[str, Any]:
+        """Decode an entry and check that it is this version of this file."""
+        payload = json.loads(data.decode("utf-8"))
+        if not isinstance(payload, dict) or payload.get("version") != CACHE_FORMAT_VERSION:
+            raise ValueError("unknown entry format")
+        if payload["file_hash"] != file_hash or payload["rel_path"] != self._rel(file_path):
+            raise ValueError("entry belongs to another file")
+        if not isinstance(payload["docs"], list):
+            raise ValueError("chunks are not a JSON array")
+        count = payload.get("chunk_count", len(payload["docs"]))
+        if count != len(payload["docs"]):
+            raise ValueError(f"chunk_count {count!r} but {len(payload['docs'])} chunk(s)")
+        return payload
+
+    def _read(self, entry: Path) -> bytes | None:
         try:
-            data = entry.read_bytes()
+            return entry.read_bytes()
         except FileNotFoundError:
             return None
         except OSError as exc:
             raise ChunkCacheError(f"cannot read cache entry {entry}: {exc}") from exc
+
+    def load(self, file_path: Path, file_hash: str) -> CachedFile | None:
+        """Return the entry for this file and hash, ``None`` if missing or corrupt."""
+        entry = self.entry_path(file_path, file_hash)
+        data = self._read(entry)
+        if data is None:
+            return None
         try:
-            payload = json.loads(data.decode("utf-8"))
-            if not isinstance(payload, dict) or payload.get("version") != CACHE_FORMAT_VERSION:
-                raise ValueError("unknown entry format")
-            if payload["file_hash"] != file_hash or payload["rel_path"] != self._rel(file_path):
-                raise ValueError("entry belongs to another file")
+            payload = self._payload(data, file_path, file_hash)
             return CachedFile(
                 file_path=self.source_dir / payload["rel_path"],
                 file_hash=payload["file_hash"],
@@ -189,6 +214,36 @@ class ChunkCache:
             self.quarantine(entry, f"{type(exc).__name__}: {exc}")
             return None
 
+    def chunk_count(self, file_path: Path, file_hash: str) -> int | None:
+        """How many chunks the entry for this file and hash holds; ``None`` without one.
+
+        Reads only the entry's first bytes, where the count is recorded. An entry written
+        before counts were recorded is parsed instead (one entry at a time, its chunks not
+        built); one that cannot be parsed counts as missing here and is quarantined when
+        :meth:`load` reads it.
+
+        Raises:
+            ChunkCacheError: The entry exists but cannot be read.
+        """
+        entry = self.entry_path(file_path, file_hash)
+        try:
+            with entry.open("rb") as handle:
+                head = handle.read(_HEAD_BYTES)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise ChunkCacheError(f"cannot read cache entry {entry}: {exc}") from exc
+        match = _COUNT_HEAD.match(head)
+        if match is not None and int(match[1]) == CACHE_FORMAT_VERSION:
+            return int(match[2])
+        data = self._read(entry)
+        if data is None:
+            return None
+        try:
+            return len(self._payload(data, file_path, file_hash)["docs"])
+        except Exception:  # corrupt: load() quarantines it and the file counts as missing
+            return None
+
     def store(self, cached: CachedFile) -> Path:
         """Write ``cached`` atomically; return the entry path.
 
@@ -196,8 +251,9 @@ class ChunkCache:
             ChunkCacheError: A chunk's metadata holds a value JSON cannot represent.
         """
         entry = self.entry_path(cached.file_path, cached.file_hash)
-        payload = {
+        payload = {  # version and chunk_count first: chunk_count() reads them from the head
             "version": CACHE_FORMAT_VERSION,
+            "chunk_count": len(cached.docs),
             "rel_path": self._rel(cached.file_path),
             "file_hash": cached.file_hash,
             "docs": [_doc_to_json(d) for d in cached.docs],
@@ -266,6 +322,7 @@ def iter_cached_files(
     files: Iterable[Path] | None = None,
     *,
     missing: list[Path] | None = None,
+    hashes: Mapping[Path, str] | None = None,
 ) -> Iterator[CachedFile]:
     """Yield the cached chunks of each source file, one file at a time.
 
@@ -278,11 +335,14 @@ def iter_cached_files(
         source_dir: The source folder.
         files: Source files to read (default: every file ``find_source_files`` returns).
         missing: Receives the files that have no valid entry.
+        hashes: Content hashes already taken of some of the files (those are not hashed
+            again), e.g. by a caller that counted their chunks first.
     """
     cache = ChunkCache(source_dir)
+    known = hashes or {}
     for path in files if files is not None else find_source_files(cache.source_dir):
         try:
-            file_hash = compute_file_hash(path)
+            file_hash = known.get(Path(path)) or compute_file_hash(path)
         except OSError:  # vanished or unreadable since it was listed: no valid entry
             if missing is not None:
                 missing.append(Path(path))

@@ -2,10 +2,11 @@
 
 A :class:`StoreWriter` holds what the phase needs: the embedding model (loaded on the first
 chunk it embeds, once per writer), the logger, the embedding batch size and the folders
-kept out of the sources. :meth:`StoreWriter.write` writes to the :class:`StoreTargets`
-of a run incrementally: the vector
-store through a per-collection manifest (:mod:`._manifest`), the BM25 corpus inline
-(:mod:`._bm25_corpus`), the FTS5 index file by file (:mod:`._fts5_corpus`).
+kept out of the sources. :meth:`StoreWriter.write` writes to the :class:`StoreTargets` of a
+run incrementally: the vector store through a per-collection manifest
+(``<source>/.klea-cache/<collection>.manifest.json``), the BM25 corpus inline, the FTS5
+index file by file. Its progress display counts chunks embedded against the total the run
+will embed, known before the first chunk is embedded.
 :meth:`StoreWriter.load_and_fold_results` streams the chunk cache one file at a time with
 the metadata map applied. Each ``StoresBuilder`` owns one writer (``builder.writer``);
 its ``store_all`` and ``build`` go through it.
@@ -27,6 +28,7 @@ from klea_utils.stores._ingest.fts5_corpus import Fts5IndexWriter
 from klea_utils.stores._ingest.lazy_embeddings import LazyEmbeddings
 from klea_utils.stores._ingest.manifest import StoreManifest, manifest_path
 from klea_utils.stores._ingest.store_identity import resolve_local_path, resolve_store_uri
+from klea_utils.stores._ingest.store_plan import planned_chunks
 from klea_utils.stores._ingest.store_progress import StoreProgress
 from klea_utils.stores._ingest.vector_run import VectorRun, close_store, named_files
 from klea_utils.stores.source_files import find_unique_source_files
@@ -234,7 +236,8 @@ class StoreWriter:
         )
         run = VectorRun(store, manifest, self.embed_batch_size, StoreSummary())
         try:
-            with StoreProgress(self.logger) as progress:
+            plan = planned_chunks(results, manifest)  # recorded counts: no chunk is read
+            with StoreProgress(self.logger, plan=plan) as progress:
                 for name, file_hash, stored in named_files(results, source_dir):
                     with backend_errors(uri, collection):
                         run.write_file(name, file_hash, stored, progress)

@@ -30,7 +30,8 @@ class FoldedResults:
     Iterating yields ``(file_hash, docs, file_path)`` per cached source file. Files with no
     cache entry (never converted or conversion failed) are skipped, listed in
     :attr:`missing` once iteration has finished and, when ``report_missing``, named in
-    one logged error with the reason each failed.
+    one logged error with the reason each failed. :meth:`chunk_counts` tells, before
+    iterating, how many chunks each file will yield, without reading any chunks.
     """
 
     source_dir: Path
@@ -40,10 +41,34 @@ class FoldedResults:
     logger: logging.Logger
     report_missing: bool = True
     missing: list[Path] = field(default_factory=list, init=False)
+    _hashes: dict[Path, str] = field(default_factory=dict, init=False, repr=False)
+
+    def chunk_counts(self) -> dict[Path, tuple[str, int]]:
+        """``{file_path: (file_hash, chunk count)}`` of the files with a cache entry.
+
+        Reads each entry's recorded count (see
+        :meth:`~klea_utils.stores.chunk_cache.ChunkCache.chunk_count`), not its chunks. The
+        hashes taken here are reused by the next iteration, so no file is hashed twice.
+        """
+        cache = ChunkCache(self.source_dir)
+        counts: dict[Path, tuple[str, int]] = {}
+        for path in self.files:
+            try:
+                file_hash = compute_file_hash(path)
+            except OSError:  # vanished or unreadable: iteration lists it as missing
+                continue
+            self._hashes[path] = file_hash
+            count = cache.chunk_count(path, file_hash)
+            if count is not None:
+                counts[path] = (file_hash, count)
+        return counts
 
     def __iter__(self) -> Iterator[tuple[str, list[Document], Path]]:
         self.missing = []
-        for cached in iter_cached_files(self.source_dir, self.files, missing=self.missing):
+        hashes, self._hashes = self._hashes, {}
+        for cached in iter_cached_files(
+            self.source_dir, self.files, missing=self.missing, hashes=hashes
+        ):
             name = cached.file_path.name
             if self.metadata_map is None:
                 entry: Mapping[str, Any] = template_entry(cached.metadata, [])
