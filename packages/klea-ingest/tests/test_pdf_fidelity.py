@@ -285,6 +285,80 @@ def test_authors_of_a_real_paper_are_separate_clean_names() -> None:
     assert "François Landais" in meta["authors"]
 
 
+@needs_data
+def test_authors_of_a_two_column_grid_are_all_kept() -> None:
+    # Names on one row, affiliations under them: the text layer gives
+    # "... Cleve† University of Calgary Avi Wigderson‡ Hebrew University".
+    from klea_utils.stores.biblio import extract_metadata
+
+    assert DATA is not None
+    doc, _ = _convert("9802040_quantum-vs-classical.pdf")
+    meta = extract_metadata(DATA / "9802040_quantum-vs-classical.pdf", doc)
+    assert meta["authors"] == ["Harry Buhrman", "Richard Cleve", "Avi Wigderson"]
+
+
+@needs_data
+def test_an_organisation_author_is_one_clean_author() -> None:
+    from klea_utils.stores.biblio import extract_metadata
+
+    assert DATA is not None
+    doc, _ = _convert("2412.19437_deepseek-v3.pdf")
+    meta = extract_metadata(DATA / "2412.19437_deepseek-v3.pdf", doc)
+    assert meta["title"] == "DeepSeek-V3 Technical Report"
+    assert meta["authors"] == ["DeepSeek-AI"]
+
+
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("University of Calgary Avi Wigderson", ["Avi Wigderson"]),
+        ("Avi Wigderson Hebrew University", ["Avi Wigderson"]),
+        ("Institute for Advanced Study Alina G. Meresescu", ["Alina G. Meresescu"]),
+        (
+            "Ana Ortiz\u2020 Department of Physics J. R. Smith\u2021 MIT",
+            ["Ana Ortiz", "J. R. Smith"],
+        ),
+        ("University of Calgary", []),
+    ],
+)
+def test_a_name_is_split_from_a_neighbouring_affiliation(line: str, names: list[str]) -> None:
+    assert rx.author_names(line) == names
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("DeepSeek-AI", "DeepSeek-AI"),
+        ("The ATLAS Collaboration", "The ATLAS Collaboration"),
+        ("Gemini Team", "Gemini Team"),
+        ("OpenAI\u2217", "OpenAI"),
+        ("Abstract", None),
+        ("Hebrew University", None),
+        ("research@deepseek.com", None),
+        ("We present a model.", None),
+        ("Smith", None),
+        ("Draft version March 2021", None),
+    ],
+)
+def test_organisation_author_lines(line: str, expected: str | None) -> None:
+    assert rx.organisation_name(line) == expected
+
+
+def test_an_organisation_line_under_the_title_is_the_author(tmp_path: Path) -> None:
+    from docling_core.types.doc import DocItemLabel, DoclingDocument
+    from klea_utils.stores.biblio import extract_metadata
+
+    doc = DoclingDocument(name="report")
+    doc.add_title(text="A Large Model Technical Report")
+    doc.add_text(label=DocItemLabel.TEXT, text="Example-AI")
+    doc.add_text(label=DocItemLabel.TEXT, text="We present a large model.")
+    path = tmp_path / "report.txt"
+    path.write_text("A Large Model Technical Report\n", encoding="utf-8")
+    assert extract_metadata(path, doc)["authors"] == ["Example-AI"]
+    doc.texts[1].text = "Hebrew University"  # an affiliation is no author
+    assert "authors" not in extract_metadata(path, doc)
+
+
 def test_author_markers_and_bom_are_stripped() -> None:
     assert rx.author_names("A. Bell\u2c20\ufeffC. Dunn\u2c20\ufeffE. Fox\u2c20") == [
         "A. Bell",

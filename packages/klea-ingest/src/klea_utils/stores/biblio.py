@@ -165,6 +165,9 @@ def _authors_below_title(items: list[tuple[str, str, int | None, str | None]]) -
         names = rx.author_names(text) if len(text) <= 400 else []
         if names:
             return names
+        organisation = rx.organisation_name(text) if seen == 1 else None
+        if organisation is not None:
+            return [organisation]  # a report by a company or collaboration ("DeepSeek-AI")
     return []
 
 

@@ -183,7 +183,76 @@ def _names(line: str) -> list[str]:
     names = (re.sub(rf"[\d{_MARKERS}]+$", "", n).strip() for n in split_list(line))
     # An acronym before a name is an affiliation of the previous author ("CWI Richard Cleve").
     names = (re.sub(r"^(?:[A-Z]{2,}\b\s+)+(?=[A-Z][a-z])", "", n) for n in names)
-    return [n for n in names if n]
+    return [_name_beside_affiliation(n) for n in names if n]
+
+
+_INITIAL = re.compile(r"^[A-Z\u00c0-\u00de]\.(?:-?[A-Z\u00c0-\u00de]\.)*$")
+_PARTICLES = frozenset(
+    ["van", "von", "der", "de", "da", "di", "du", "le", "la", "del", "dos", "ten", "ter", "bin"]
+)
+
+
+def _is_affiliation_word(word: str) -> bool:
+    return word.strip(",.;:()").casefold() in _AFFILIATION_WORDS
+
+
+_LINKS = frozenset(["of", "for", "and", "the", "at", "in"])
+
+
+def _is_word(token: str) -> bool:
+    return token[:1].isupper() and token[1:2].islower()
+
+
+def _is_initial(token: str) -> bool:
+    return bool(_INITIAL.match(token)) or token.casefold() in _PARTICLES
+
+
+def _name_words(words: list[str], *, from_end: bool) -> list[str]:
+    """A person's name at one end of ``words``, or ``[]``.
+
+    From the end: the surname, the initials and particles before it, then one given name
+    ("Alina G. Meresescu", "J. R. Smith", "Avi Wigderson"); a capitalized word after two
+    initials, or after a linking word (``of Physics J. Smith``), is no given name. From the
+    start, the same read forwards.
+    """
+    seq = list(reversed(words)) if from_end else list(words)
+    first = _is_word if from_end else (lambda t: _is_word(t) or bool(_INITIAL.match(t)))
+    if not seq or not first(seq[0]):
+        return []
+    take = 1
+    while take < min(len(seq), 4) and _is_initial(seq[take]):
+        take += 1
+    initials = take - 1
+    linked = take + 1 < len(seq) and seq[take + 1].casefold() in _LINKS
+    if take < len(seq) and _is_word(seq[take]) and initials < 2 and not (initials and linked):
+        take += 1  # the given name; not one that ends an affiliation ("of Physics J. Smith")
+    name = seq[:take]
+    if len(name) < 2:
+        return []
+    return list(reversed(name)) if from_end else name
+
+
+def _name_beside_affiliation(item: str) -> str:
+    """The name in an item that also holds its neighbour's affiliation, else ``item``.
+
+    An author grid (names on one row, affiliations under them) reaches the text layer as
+    ``University of Calgary Avi Wigderson`` or ``Avi Wigderson Hebrew University``: the
+    affiliation words (:data:`_AFFILIATION_WORDS`) sit at one end and the person's name at
+    the other. The name is the two capitalized words at the far end, with any initials and
+    name particles next to them; the item is returned unchanged when no such name stands
+    clear of the affiliation words.
+    """
+    words = item.split()
+    marks = [i for i, w in enumerate(words) if _is_affiliation_word(w)]
+    if not marks or len(words) < 3:
+        return item
+    tail = _name_words(words[marks[-1] + 1 :], from_end=True)
+    if tail and not any(_is_affiliation_word(w) for w in tail):
+        return " ".join(tail)
+    head = _name_words(words[: marks[0]], from_end=False)
+    if head and not any(_is_affiliation_word(w) for w in head):
+        return " ".join(head)
+    return item
 
 
 def author_names(line: str) -> list[str]:
@@ -201,6 +270,67 @@ def author_names(line: str) -> list[str]:
         and n.split()[0].casefold() not in _NOT_NAME_STARTS
         and not any(w.casefold() in _AFFILIATION_WORDS for w in n.split())
     ]
+
+
+_ORGANISATION_WORDS = frozenset(
+    [
+        "team",
+        "collaboration",
+        "consortium",
+        "ai",
+        "labs",
+        "lab",
+        "project",
+        "initiative",
+        "committee",
+        "council",
+        "association",
+        "society",
+        "organization",
+        "organisation",
+        "group",
+        "inc",
+        "ltd",
+        "corporation",
+        "foundation",
+        "research",
+    ]
+)
+_ORGANISATION_TOKEN = re.compile(r"^[A-Z][\w&.,\-]*$")
+_CAMEL_OR_ACRONYM = re.compile(r"[a-z][A-Z]|-[A-Z]|^[A-Z]{2,}\b")
+
+
+def organisation_name(line: str) -> str | None:
+    """The line as an organisation author ("DeepSeek-AI", "Gemini Team"), or ``None``.
+
+    Reports by a company or a collaboration name it where a paper names its people.
+    Accepted: one to five capitalized words, footnote markers stripped, no digits-only
+    word, no sentence, e-mail or URL, none of the words of a university affiliation; and
+    either a word that marks an organisation (Team, Collaboration, Consortium, AI, Lab,
+    Research, Inc, ...) or a single coined name (``DeepSeek-AI``, ``OpenAI``, ``CERN``).
+    """
+    text = re.sub(rf"[{_MARKERS}\d]+$", "", clean_name_text(line)).strip(" ,;")
+    words = text.split()
+    if not 1 <= len(words) <= 5 or len(text) > 60 or "@" in text or URL_RE.search(text):
+        return None
+    if is_banner(text) or (text.endswith(".") and not text.endswith(("Inc.", "Ltd."))):
+        return None
+    if not all(
+        _ORGANISATION_TOKEN.match(w)
+        or w.casefold() in _PARTICLES | {"of", "for", "and", "&", "the"}
+        for w in words
+    ):
+        return None
+    folded = [w.strip(".,").casefold() for w in words]
+    if folded[0] in _NOT_NAME_STARTS - {"the"} or any(
+        w in _AFFILIATION_WORDS - _ORGANISATION_WORDS for w in folded
+    ):
+        return None
+    if any(w in _ORGANISATION_WORDS for w in folded):
+        return text
+    if len(words) == 1 and _CAMEL_OR_ACRONYM.search(text):
+        return text
+    return None
 
 
 def looks_like_name(value: str) -> bool:
@@ -253,8 +383,11 @@ def find_title_and_authors(text: str) -> tuple[str | None, list[str]]:
         for follow in lines[index + 1 : index + 3]:
             below = parse_byline(follow)
             names = below.authors if below is not None else _names(follow)
-            if names and all(looks_like_name(n) for n in names):
-                authors = names
+            if names and all(
+                looks_like_name(n) and not any(_is_affiliation_word(w) for w in n.split())
+                for n in names
+            ):
+                authors = names  # "Hebrew University" under a title is no author
                 break
         return title, authors
     return None, []
