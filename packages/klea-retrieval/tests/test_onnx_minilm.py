@@ -31,10 +31,17 @@ TEXTS = [
 
 
 @pytest.fixture(scope="module")
-def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    cache = tmp_path_factory.mktemp("onnx")
-    export_minilm_onnx(minilm_onnx_path(cache))
-    return cache
+def onnx_cache() -> Path:
+    """The session's export folder (conftest.py): one export per session, shared with the
+    CLI tests that export as a side effect, never in the user's home cache."""
+    return export_minilm_onnx().parent
+
+
+def test_the_suite_exports_into_a_session_folder_not_the_home_cache(onnx_cache: Path) -> None:
+    folder = os.environ[ONNX_CACHE_ENV_VAR]
+    assert minilm_onnx_path().parent == Path(folder) == onnx_cache
+    home = Path.home() / ".cache" / "klea" / "onnx"
+    assert not onnx_cache.resolve().is_relative_to(home.resolve())
 
 
 def test_vectors_match_sentence_transformers(onnx_cache: Path) -> None:

@@ -3,19 +3,19 @@
 Sources are consulted from the most to the least authoritative, and each one only fills the
 fields still empty:
 
-1. DOI services (Crossref, OpenAlex, Semantic Scholar; see :mod:`._doi_services`), cached in
+1. DOI services (Crossref, OpenAlex, Semantic Scholar), cached in
    ``doi-cache.json`` inside the cache directory. Optional: skipped with one warning offline.
 2. The PDF Info dictionary (pypdfium2): ``Title``, ``Author``, ``Keywords``, ``Subject``.
 3. Docling's document: the first title item and the document's hyperlinks.
 4. Regular expressions over the top of page one: the title, an author line, and a byline
    such as ``Ana Ortiz, Liam Chen. Journal of Galactic Studies, 2021.`` (authors, journal,
-   year; see :func:`klea_utils.stores._ingest.biblio_regex.parse_byline`).
+   year).
 5. A regular expression over the first 3,000 characters (DOI, keywords, authors, URLs, year).
 
 A title equal to the file name stem (a common PDF Info default, e.g. for scanned PDFs) is
 replaced by the first heading that is not running-header boilerplate; a document with no
 such heading (OCR output has none) takes its first substantial text line instead (source
-``first_line``; see :func:`klea_utils.stores._ingest.biblio_regex.first_text_line`).
+``first_line``).
 
 The result holds ``title``, ``authors``, ``keywords``, ``year``, ``journal``, ``doi``, the
 ``url``/``url_1``/... links and ``url_doi``, plus two internal keys that never reach a store:

@@ -18,11 +18,11 @@ Compared with a naive dispatcher this one guarantees progress and isolates bad f
   worker, and the other unfinished files are re-dispatched; a file that kills a worker
   twice is marked ``failed`` as a poison file;
 - a worker that makes no progress for ``file_timeout_s`` is killed and treated as dead.
-
-The pieces live in ``klea_utils.stores._ingest``: ``worker_process`` (the spawned process
-and the parent's handle on it), ``dispatch`` (the bookkeeping and the loop that watches a
-worker), ``batch_conversion`` (the per-file loop both entry points run).
 """
+
+# The pieces live in klea_utils.stores._ingest: worker_process (the spawned process and the
+# parent's handle on it), dispatch (the bookkeeping and the loop that watches a worker),
+# batch_conversion (the per-file loop both entry points run).
 
 from __future__ import annotations
 

@@ -281,8 +281,10 @@ class StoresBuilder:
         """Full pipeline: chunk documents, then write them to the stores.
 
         :meth:`chunk_all` converts in memory-capped workers into the on-disk cache; the
-        cached chunks are then streamed one file at a time (:meth:`_load_and_fold_results`)
-        into :meth:`store_all`. Without a ``metadata_map_path`` the template is
+        cached chunks are then streamed one file at a time, with the metadata map applied
+        (:meth:`StoreWriter.load_and_fold_results
+        <klea_utils.stores.store_writer.StoreWriter.load_and_fold_results>`), into
+        :meth:`store_all`. Without a ``metadata_map_path`` the template is
         (re)generated from the extracted metadata and used as the map, so ``build`` needs
         no prior ``chunk`` (at the cost of no review step). The store URI and the
         collection name are checked first, so a bad one fails before any conversion, and

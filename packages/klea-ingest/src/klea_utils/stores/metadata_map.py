@@ -13,8 +13,8 @@ shorter suffixes and prefixes of it. An empty ``{}`` falls through to the next c
 The chunk gets ``{**DEFAULT, **match}``. Heading keys are compared after Unicode, whitespace
 and case normalization, so a hand-edited key still matches.
 
-Before anything is stored, :func:`_apply_store_metadata_policy` removes internal and
-provenance keys and expands person names; every other value is kept as it is.
+Before anything is stored, internal keys (a leading ``_``) and provenance keys are removed
+and person names expanded; every other value is kept as it is.
 """
 
 from __future__ import annotations

@@ -121,9 +121,8 @@ class StoreWriter:
         embed_batch_size: Chunks per ``add_documents`` call (and per BM25 corpus batch).
         store_dir: Local vector store folder, never read as a source file.
         device: Device for the embedding model (``auto``, ``cpu``, ``cuda``).
-        embeddings: Ready ``Embeddings`` to use; by default a
-            :class:`~klea_utils.stores._ingest.lazy_embeddings.LazyEmbeddings` of
-            ``embedding_model``.
+        embeddings: Ready ``Embeddings`` to use; by default ones that load
+            ``embedding_model`` on the first chunk embedded.
         metadata_map_path: The metadata map in use, never read as a source file; set by
             :meth:`load_and_fold_results` when it is given a map.
         report_missing: Log one error naming the source files not stored and why (a CLI
