@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -65,6 +66,9 @@ def test_export_is_kept_once_made(onnx_cache: Path) -> None:
     stamp = path.stat().st_mtime_ns
     assert export_minilm_onnx(path) == path
     assert path.stat().st_mtime_ns == stamp
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask  # not mkstemp's 0600
 
 
 def test_queries_use_the_export_when_it_exists(

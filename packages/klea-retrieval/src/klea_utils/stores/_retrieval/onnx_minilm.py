@@ -76,11 +76,19 @@ def onnx_runtime_available() -> bool:
     return all(find_spec(name) is not None for name in ("onnxruntime", "tokenizers", "numpy"))
 
 
+def _open_mode() -> int:
+    """The mode ``open`` gives a new file: ``0o666`` less the umask (read by setting it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def export_minilm_onnx(target: str | Path | None = None, *, force: bool = False) -> Path:
     """Export the packaged MiniLM to ONNX (once) and return the file.
 
     An existing export is kept unless ``force``. The file is written next to its final
-    name and renamed, so a reader never sees half a model.
+    name and renamed, so a reader never sees half a model; it gets the mode a plain
+    ``open`` would give it (the umask is respected).
 
     Raises:
         MissingExtraError: When torch, transformers or onnx is not installed.
@@ -111,6 +119,7 @@ def export_minilm_onnx(target: str | Path | None = None, *, force: bool = False)
     ids = torch.ones(1, 8, dtype=torch.long)
     axes = {name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "last_hidden_state")}
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.fchmod(fd, _open_mode())  # mkstemp's 0600 would ignore the umask
     os.close(fd)
     try:
         import warnings
