@@ -91,12 +91,7 @@ class FoldedResults:
 def _needing_entries(source_dir: Path, candidates: list[Path]) -> list[str]:
     """Names of ``candidates`` that have cached chunks (a failed file needs no map entry)."""
     cache = ChunkCache(source_dir)
-    names = []
-    for path in candidates:
-        cached = cache.load(path, compute_file_hash(path))
-        if cached is not None and cached.docs:
-            names.append(path.name)
-    return names
+    return [p.name for p in candidates if cache.chunk_count(p, compute_file_hash(p))]
 
 
 def fold_cached_results(
