@@ -234,12 +234,16 @@ def test_a_table_stays_one_item_with_rows_and_cells(tmp_path: Path, caption_y: i
     c = canvas.Canvas(str(path))
     c.setFont("Times-Roman", 10)
     c.drawString(72, 760, "Some body text introduces the results that follow in the table.")
-    c.drawString(72, caption_y, "Table 1: Accuracy per model and data set.")
+    above = caption_y > 710
+    if above:
+        c.drawString(72, caption_y, "Table 1: Accuracy per model and data set.")
     rows = [("Model", "Data", "Accuracy"), ("Alpha", "Set A", "0.91"), ("Beta", "Set B", "0.87")]
     rows += [("Gamma", "Set C", "0.80")]
     for index, row in enumerate(rows):
         for col, cell in enumerate(row):
             c.drawString(72 + 120 * col, 710 - 14 * index, cell)
+    if not above:  # drawn where LaTeX draws a caption set below: after the rows
+        c.drawString(72, caption_y, "Table 1: Accuracy per model and data set.")
     c.drawString(72, 600, "More body text follows the table and closes the section here.")
     c.save()
     doc, _ = convert_pdf_offline(path, do_ocr=False)
@@ -247,7 +251,8 @@ def test_a_table_stays_one_item_with_rows_and_cells(tmp_path: Path, caption_y: i
     table = [t for _, t, _ in items if "Accuracy" in t and "|" in t]
     assert len(table) == 1
     lines = table[0].splitlines()
-    assert lines[0] == "Table 1: Accuracy per model and data set."
+    # the caption keeps its printed place: before the rows when above, after when below
+    assert lines[0 if above else -1] == "Table 1: Accuracy per model and data set."
     assert "Model | Data | Accuracy" in lines
     assert "Beta | Set B | 0.87" in lines
     assert not any("Model" in t for label, t, _ in items if label == "section_header")

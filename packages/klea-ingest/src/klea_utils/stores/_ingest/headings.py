@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from klea_utils.stores._ingest.pdf_lines import HYPHEN_MARK, Line
+from klea_utils.stores._ingest.pdf_lines import HYPHEN_MARK, Line, PageLines
 
 __all__ = [
     "MAX_HEADING_WORDS",
     "SECTION_NAMES",
+    "contents_entries",
     "heading_level",
     "looks_like_words",
     "name_match",
@@ -94,6 +95,10 @@ _NOT_HEADING = re.compile(
     r"step|case|note|hypothesis|exercise|problem)\s*[\dIVX(:.]",
     re.IGNORECASE,
 )
+_LEADERS = re.compile(r"(?:\.\s*){3,}\d{1,4}$")
+_PAGE_AT_END = re.compile(r"\s\d{1,4}$")
+CONTENTS_MIN_LEADERS = 5
+"""Lines ending in dot leaders and a page number that make a page a table of contents."""
 _MATHY = re.compile(r"[=<>≤≥∈∉⊂⊆∑∏∫√±×·→←↔⇒⇔∀∃∞∂∇≠≈∼∝|{}^_\\]")
 
 
@@ -178,3 +183,17 @@ def _body_follows(following: Line | None, ctx: Context) -> bool:
         return False
     body_type = abs(following.size - ctx.body_size) <= 0.15 * ctx.body_size
     return body_type and following.width >= 0.4 * ctx.column_width
+
+
+def contents_entries(pages: list[PageLines]) -> set[int]:
+    """Ids of the lines that are entries of a table of contents, never headings.
+
+    A page with at least :data:`CONTENTS_MIN_LEADERS` lines ending in dot leaders and a
+    page number is a contents page; on it, every line that ends in a page number is an
+    entry, bold chapter lines without leaders included (``6 Conclusion ... 35``).
+    """
+    ids: set[int] = set()
+    for page in pages:
+        if sum(bool(_LEADERS.search(ln.text)) for ln in page.lines) >= CONTENTS_MIN_LEADERS:
+            ids.update(id(ln) for ln in page.lines if _PAGE_AT_END.search(ln.text))
+    return ids

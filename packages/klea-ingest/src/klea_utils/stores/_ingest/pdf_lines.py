@@ -198,8 +198,18 @@ def _read_chars(raw: Any, tp: Any, page_height: float) -> list[_Char | None]:
     last_obj: int | None = None
     obj_size = 0.0
     current: tuple[_Font, int, bool] | None = None
+    high = 0  # a UTF-16 high surrogate waiting for its low half
     for i in range(count):
         code = raw.FPDFText_GetUnicode(tp, i)
+        if 0xD800 <= code < 0xDC00:
+            high = code
+            continue
+        if 0xDC00 <= code < 0xE000:
+            if not high:
+                continue
+            # pdfium gives a character outside the BMP (math italic 𝑑, 𝑛) as two code units
+            code, high = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00), 0
+        high = 0
         if code in (0x0A, 0x0D):
             if out and out[-1] is not None:
                 out.append(None)

@@ -16,7 +16,8 @@ page provenance, so chunks know their pages:
    sentence goes on (hyphenation hyphens dropped); a paragraph that spans pages carries
    both pages;
 5. runs of lines with table cells (wide gaps between words) become one table item, with
-   its caption, one row per line and ``|`` between cells.
+   its caption where the page prints it (above or below), one row per line and ``|``
+   between cells.
 """
 
 from __future__ import annotations
@@ -28,13 +29,15 @@ from typing import Any
 from klea_utils.stores._ingest.biblio_regex import is_banner
 from klea_utils.stores._ingest.headings import (
     Context,
+    contents_entries,
     heading_level,
     looks_like_words,
     name_match,
     numbering_depth,
 )
+from klea_utils.stores._ingest.hyphens import Hyphenation
 from klea_utils.stores._ingest.page_furniture import is_stamp, remove_furniture
-from klea_utils.stores._ingest.pdf_lines import HYPHEN_MARK, Line, PageLines
+from klea_utils.stores._ingest.pdf_lines import CELL_GAP_EM, HYPHEN_MARK, Line, PageLines
 
 __all__ = ["TITLE_MIN_RATIO", "build_document", "join_lines"]
 
@@ -45,17 +48,24 @@ _SENTENCE_END = re.compile(r"[.!?:;)\]\"\u201d]$")
 _CAPTION = re.compile(r"^(?:table|tab\.)\s*[\dIVX]+[a-z]?\s*[.:|\u2013\u2014]", re.IGNORECASE)
 
 
-def join_lines(lines: list[str]) -> str:
-    """Join wrapped lines into one paragraph, dropping hyphenation hyphens."""
+def join_lines(lines: list[str], hyphens: Hyphenation | None = None) -> str:
+    """Join wrapped lines into one paragraph, dropping hyphenation hyphens.
+
+    A line-end hyphen is kept when ``hyphens`` (the document's evidence, see
+    :mod:`klea_utils.stores._ingest.hyphens`) says the word is a compound; without it,
+    pdfium's hyphenation marks are dropped and a plain ``-`` is kept.
+    """
     text = ""
     for line in lines:
         line = line.strip()
         if not text:
             text = line
         elif text.endswith(HYPHEN_MARK):
-            text = text[:-1] + line
+            keep = hyphens is not None and hyphens.keep(text[:-1], line)
+            text = text[:-1] + ("-" if keep else "") + line
         elif text.endswith("-") and len(text) > 1 and text[-2].isalpha() and line[:1].islower():
-            text = text + line
+            keep = hyphens is None or hyphens.keep(text[:-1], line)
+            text = (text if keep else text[:-1]) + line
         else:
             text = f"{text} {line}"
     return text.replace(HYPHEN_MARK, "")
@@ -85,20 +95,43 @@ def _merge_fragments(page: PageLines) -> None:
         if prev is not None and not prev.rotated and not line.rotated:
             mid = (line.top + line.bottom) / 2
             same_row = prev.top - 1 <= mid <= prev.bottom + 1
-            after = line.x0 >= prev.x0 - 1 and line.x0 - prev.x1 < 3 * max(prev.size, 1.0)
-            if same_row and after and len(line.cells) <= 1 and len(prev.cells) <= 1:
-                glue = (
-                    ""
-                    if line.x0 - prev.x1 < 0.15 * prev.size or line.size < 0.8 * prev.size
-                    else " "
-                )
-                prev.text = f"{prev.text}{glue}{line.text}"
-                prev.x1 = max(prev.x1, line.x1)
-                prev.top, prev.bottom = min(prev.top, line.top), max(prev.bottom, line.bottom)
-                prev.cells = [prev.text]
+            gap = line.x0 - prev.x1
+            em = max(prev.size, line.size, 1.0)
+            single = len(line.cells) <= 1 and len(prev.cells) <= 1
+            # pieces of one table cell (a gap narrower than a cell gap) join whatever the
+            # row holds; two single-cell pieces join across a wider gap, as before
+            near = gap < (3 * em if single else CELL_GAP_EM * em)
+            if same_row and line.x0 >= prev.x0 - 1 and near:
+                _join_fragment(prev, line)
                 continue
         merged.append(line)
     page.lines = merged
+
+
+def _join_fragment(prev: Line, line: Line) -> None:
+    """Append ``line`` to ``prev`` (same row); the longer piece sets size and style."""
+    single = len(line.cells) <= 1 and len(prev.cells) <= 1
+    gap = line.x0 - prev.x1
+    # a sub- or superscript touches its base; a smaller piece a word space away is a word
+    glue = (
+        ""
+        if gap < 0.15 * prev.size or (line.size < 0.8 * prev.size and gap < 0.25 * prev.size)
+        else " "
+    )
+    if len(line.text) > len(prev.text):  # a sub- or superscript first, then the body text
+        prev.size, prev.bold, prev.italic = line.size, line.bold, line.italic
+        prev.smallcaps = line.smallcaps
+    if prev.text.endswith(HYPHEN_MARK):
+        glue = ""
+    prev.text = f"{prev.text}{glue}{line.text}"
+    if single:
+        prev.cells = [prev.text]
+    else:
+        head = prev.cells or [""]
+        tail = line.cells or [line.text]
+        prev.cells = [*head[:-1], f"{head[-1]}{glue}{tail[0]}", *tail[1:]]
+    prev.x1 = max(prev.x1, line.x1)
+    prev.top, prev.bottom = min(prev.top, line.top), max(prev.bottom, line.bottom)
 
 
 def _title_lines(page: PageLines, body: float) -> list[Line]:
@@ -149,6 +182,9 @@ class _Builder:
             self.doc.add_page(page_no=page.page_no, size=Size(width=page.width, height=page.height))
             self.heights[page.page_no] = page.height
         self.paragraph: list[Line] = []
+        self.hyphens = Hyphenation(ln.text for page in pages for ln in page.lines)
+        self.open_heading: int | None = None
+        """Level of the last item when it is a heading with no text under it yet."""
 
     def _prov(self, lines: list[Line], text: str) -> list[Any]:
         from docling_core.types.doc.base import BoundingBox, CoordOrigin
@@ -175,6 +211,11 @@ class _Builder:
         if not text:
             return
         provs = self._prov(lines, text)
+        if kind == "heading" and self.open_heading is not None and level <= self.open_heading:
+            # a heading with nothing under it ("Appendix" right above "A. Contributions")
+            # would vanish from every chunk's heading path: the next one nests under it
+            level = min(self.open_heading + 1, 6)
+        self.open_heading = level if kind == "heading" else None
         if kind == "title":
             item = self.doc.add_title(text=text, prov=provs[0])
         elif kind == "heading":
@@ -185,7 +226,8 @@ class _Builder:
 
     def flush(self) -> None:
         if self.paragraph:
-            self.add("text", self.paragraph, join_lines([ln.text for ln in self.paragraph]))
+            text = join_lines([ln.text for ln in self.paragraph], self.hyphens)
+            self.add("text", self.paragraph, text)
             self.paragraph = []
 
 
@@ -193,6 +235,8 @@ def _new_block(prev: Line | None, line: Line, body: float) -> bool:
     """Whether ``line`` starts a new paragraph after ``prev``."""
     if prev is None:
         return True
+    if prev.text.endswith(HYPHEN_MARK) and line.text[:1].islower():
+        return False  # a word hyphenated at the line end goes on, whatever the gap or size
     ended = bool(_SENTENCE_END.search(prev.text.rstrip()))
     if line.page_no != prev.page_no or line.top < prev.top - body:
         return ended  # page or column break: the sentence may go on
@@ -216,9 +260,10 @@ def build_document(name: str, pages: list[PageLines]) -> Any:
     title = _title_lines(pages[0], body) if pages else []
     stream = [ln for page in pages for ln in page.lines]
     if title:
-        builder.add("title", title, join_lines([ln.text for ln in title]))
+        builder.add("title", title, join_lines([ln.text for ln in title], builder.hyphens))
     title_ids = {id(ln) for ln in title}
     stream = [ln for ln in stream if id(ln) not in title_ids]
+    contents = contents_entries(pages)
     prev: Line | None = None
     index = 0
     while index < len(stream):
@@ -246,7 +291,7 @@ def build_document(name: str, pages: list[PageLines]) -> Any:
                 prev, index = None, end + len(below)
                 continue
         starts = _new_block(prev, line, body) or line.bold or line.size >= 1.15 * body
-        level = heading_level(line, following, ctx) if starts else None
+        level = heading_level(line, following, ctx) if starts and id(line) not in contents else None
         if level is not None:
             builder.flush()
             builder.add("heading", [line], line.text.replace(HYPHEN_MARK, ""), level)
@@ -304,13 +349,13 @@ def _caption_below(stream: list[Line], start: int, body: float) -> list[Line]:
 
 
 def _emit_table(builder: _Builder, rows: list[Line], below: list[Line]) -> None:
-    """One item: the caption (above or below the rows), then a row per line."""
+    """One item: a row per line, with the caption before or after them as printed."""
     builder.flush()
     last = builder.doc.texts[-1] if builder.doc.texts else None
     text_rows = [" | ".join(r.cells) if len(r.cells) > 1 else r.text for r in rows]
     body = "\n".join(text_rows)
-    if below:
-        body = f"{join_lines([ln.text for ln in below])}\n{body}"
+    if below:  # printed under the rows: read after them, as on the page
+        body = f"{body}\n{join_lines([ln.text for ln in below], builder.hyphens)}"
     elif last is not None and _CAPTION.match(getattr(last, "text", "")):
         caption_text = last.text
         builder.doc.delete_items(node_items=[last])
