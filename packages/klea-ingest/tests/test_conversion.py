@@ -194,3 +194,17 @@ def test_scanned_pdf_without_ocr_gives_zero_chunks(offline: None, tmp_path: Path
     builder = StoresBuilder("m", logging.getLogger("t"), max_tokens=128, do_ocr=False)
     assert builder.chunk_all(tmp_path, in_process=True) == {}
     assert list(iter_cached_files(tmp_path)) == []
+
+
+def test_a_long_section_is_counted_without_a_transformers_warning(
+    offline: None, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A section longer than the model's input is measured before it is split: silently."""
+    logger = logging.getLogger("test-conversion-long")
+    one_section = [" ".join(sample_paragraphs(12, words=80))]  # far over 512 word pieces
+    write_markdown(tmp_path / "long.md", "Long Title", one_section)
+    builder = StoresBuilder("huggingface:all-MiniLM-L6-v2", logger)
+    builder.chunk_all(tmp_path, in_process=True)
+    cached = {c.file_path.name: c for c in iter_cached_files(tmp_path)}
+    assert len(cached["long.md"].docs) > 2  # it was long, and it was split
+    assert "Token indices sequence length" not in capfd.readouterr().err

@@ -53,6 +53,10 @@ MINILM_MAX_TOKENS = 256
 _HUB_HOST = ("huggingface.co", 443)
 
 
+_COUNT_ONLY_LIMIT = 1 << 62
+"""The chunking tokenizer's ``model_max_length``: counting has no input limit."""
+
+
 def _hub_reachable(timeout: float = 3.0) -> bool:
     if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
         return False
@@ -193,6 +197,10 @@ class Chunker:
 
         self.max_tokens = max_tokens
         tokenizer, self.tokenizer_name = load_tokenizer(tokenizer_model, logger)
+        # The tokenizer only counts: whole sections are measured before they are split, so
+        # the model's input limit does not apply here, and transformers would otherwise warn
+        # ("Token indices sequence length is longer than ...") through the progress display.
+        tokenizer.model_max_length = _COUNT_ONLY_LIMIT
         self._chunker = HybridChunker(
             tokenizer=HuggingFaceTokenizer(tokenizer=tokenizer, max_tokens=max_tokens),
             merge_peers=merge_peers,
