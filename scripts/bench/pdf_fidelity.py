@@ -28,10 +28,10 @@ Docling's LaTeX backend keep cross-reference and citation keys (``Section[sec:re
 ``Figure[fig\\_real]``, ``[McDuff:DeftoIso]``, ``Appendix\\ref{app:x}``) where the PDF prints
 a number or a short label, so those keys (a ``\\ref``/``\\cite`` argument, or a bracketed list
 of identifiers with a ``:`` or ``_`` in them) are dropped like the other LaTeX leftovers;
-a bracketed plain word (``[DS]``, which alpha-style citations print) stays. No extractor can find these words in
-the text; they were matched only by accident, mostly by running heads that repeat a
-section's name on every page (``7 REAL DATA`` against ``Section[sec:real]``), which
-credited the raw text layer for page furniture.
+a bracketed plain word (``[DS]``, which alpha-style citations print) stays. No extractor
+can find these words in the text; they were matched only by accident, mostly by running
+heads that repeat a section's name on every page (``7 REAL DATA`` against
+``Section[sec:real]``), which credited the raw text layer for page furniture.
 """
 
 from __future__ import annotations
