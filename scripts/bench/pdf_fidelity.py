@@ -81,6 +81,8 @@ def _drop_key(match: re.Match[str]) -> str:
     """A ``\\ref``/``\\cite`` argument, or a bracketed key list with ``:`` or ``_`` in it."""
     text = match.group(0)
     return " " if text.startswith("\\") or ":" in text or "_" in text else text
+
+
 _TOKEN = re.compile(r"[^\W_]+")
 
 
