@@ -258,6 +258,43 @@ def test_a_table_stays_one_item_with_rows_and_cells(tmp_path: Path, caption_y: i
     assert not any("Model" in t for label, t, _ in items if label == "section_header")
 
 
+def test_a_tight_header_row_is_split_at_its_column_gaps(tmp_path: Path) -> None:
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "tight.pdf"
+    c = canvas.Canvas(str(path))
+    c.setFont("Times-Roman", 10)
+    c.drawString(72, 760, "Some body text introduces the costs that follow in the table.")
+    # as in DeepSeek-V3's Table 1: one wide gap, then header cells 8 pt (0.8 em) apart,
+    # narrower than the 1.2 em that finds a table
+    x = 72.0
+    for cell, gap in (("Stage", 30), ("Pre-Training", 8), ("Context Extension", 8), ("Total", 0)):
+        c.drawString(x, 720, cell)
+        x += c.stringWidth(cell, "Times-Roman", 10) + gap
+    data = [("GPU hours", "2664K", "119K", "2788K"), ("USD", "5.3M", "0.2M", "5.6M")]
+    data += [("Days", "54", "3", "57")]
+    for index, row in enumerate(data):
+        for col, cell in enumerate(row):
+            c.drawString(72 + 90 * col, 706 - 14 * index, cell)
+    c.drawString(72, 640, "More body text follows the table and closes the section here.")
+    c.save()
+    doc, _ = convert_pdf_offline(path, do_ocr=False)
+    table = next(t for _, t, _ in _items(doc) if "2664K" in t)
+    assert table.splitlines()[0] == "Stage | Pre-Training | Context Extension | Total"
+    assert "GPU hours | 2664K | 119K | 2788K" in table.splitlines()
+
+
+@needs_data
+def test_real_tight_header_rows_keep_their_columns() -> None:
+    # 2412.19437 p. 5 (Table 1) and p. 31 (Table 6): header cells 0.7-1.2 em apart
+    doc, _ = _convert("2412.19437_deepseek-v3.pdf")
+    rows = [row for _, t, _ in _items(doc) if "|" in t for row in t.splitlines()]
+    assert "Training Costs | Pre-Training | Context Extension | Post-Training | Total" in rows
+    assert "V2-0506 | V2.5-0905 | 72B-Inst. | 405B-Inst. | Sonnet-1022 | 0513 | V3" in rows
+    # contents lines keep their dot leaders in one cell
+    assert not any(row.count("| . |") for row in rows)
+
+
 @needs_data
 def test_real_table_rows_are_not_headings() -> None:
     doc, _ = _convert("1803.07574_water-residence-time.pdf")

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
 
-__all__ = ["HYPHEN_MARK", "Line", "PageLines", "page_lines"]
+__all__ = ["CELL_GAP_EM", "HYPHEN_MARK", "TIGHT_CELL_GAP_EM", "Line", "PageLines", "page_lines"]
 
 HYPHEN_MARK = "\ufffe"
 """Marks a line that ends in a hyphenation hyphen (to be dropped when lines are joined)."""
@@ -67,6 +67,9 @@ class Line:
     """Widths of the blank runs between consecutive words (for table detection)."""
     cells: list[str] = field(default_factory=list)
     """The line split at wide gaps (more than :data:`CELL_GAP_EM` ems), in order."""
+    tight_cells: list[str] = field(default_factory=list)
+    """The line split at blanks wider than :data:`TIGHT_CELL_GAP_EM` ems: the cells of a row
+    of a table already found, whose columns may sit closer than :data:`CELL_GAP_EM`."""
     bold_prefix: str = ""
     """Leading bold words when the rest of the line is not bold (a run-in heading)."""
 
@@ -93,6 +96,9 @@ class PageLines:
 
 CELL_GAP_EM = 1.2
 """A blank wider than this many ems between words separates table cells."""
+
+TIGHT_CELL_GAP_EM = 0.6
+"""Inside a table, a blank this wide separates cells: twice a word space (0.25-0.35 em)."""
 
 
 @dataclass
@@ -304,7 +310,7 @@ def _line(chars: list[_Char], page_no: int, _fonts: dict[int, _Font]) -> Line | 
     bold = sum(bold_chars) >= 0.8 * len(real)
     italic = sum(bool(f and f.italic) for f in fonts) >= 0.8 * len(real)
     smallcaps = sum(bool(f and f.smallcaps) for f in fonts) >= 0.6 * len(real)
-    text, gaps, cells = _assemble(chars, size)
+    text, gaps, cells, tight_cells = _assemble(chars, size)
     text = " ".join(text.split(" ")).strip()
     if not text:
         return None
@@ -330,6 +336,7 @@ def _line(chars: list[_Char], page_no: int, _fonts: dict[int, _Font]) -> Line | 
         rotated=rotated,
         gaps=gaps,
         cells=cells,
+        tight_cells=tight_cells,
         bold_prefix=prefix,
     )
 
@@ -344,12 +351,14 @@ def _prefix_by_chars(text: str, count: int) -> str:
     return text
 
 
-def _assemble(chars: list[_Char], size: float) -> tuple[str, list[float], list[str]]:
-    """Text with spaces where glyphs are apart, gap widths, and wide-gap cells."""
+def _assemble(chars: list[_Char], size: float) -> tuple[str, list[float], list[str], list[str]]:
+    """Text with spaces where glyphs are apart, gap widths, wide-gap and tight-gap cells."""
     parts: list[str] = []
     gaps: list[float] = []
     cells: list[str] = []
     cell: list[str] = []
+    tight: list[str] = []
+    tight_cell: list[str] = []
     prev: _Char | None = None
     space_pending = False
     em = max(size, 1.0)
@@ -362,14 +371,20 @@ def _assemble(chars: list[_Char], size: float) -> tuple[str, list[float], list[s
             if gap > CELL_GAP_EM * em:
                 cells.append("".join(cell).strip())
                 cell = []
+            if gap > TIGHT_CELL_GAP_EM * em:
+                tight.append("".join(tight_cell).strip())
+                tight_cell = []
             if space_pending or gap > 0.25 * em:
                 if gap > 0.1 * em:
                     gaps.append(gap)
                 parts.append(" ")
                 cell.append(" ")
+                tight_cell.append(" ")
         parts.append(char.text)
         cell.append(char.text)
+        tight_cell.append(char.text)
         prev = char
         space_pending = False
     cells.append("".join(cell).strip())
-    return "".join(parts), gaps, [c for c in cells if c]
+    tight.append("".join(tight_cell).strip())
+    return "".join(parts), gaps, [c for c in cells if c], [c for c in tight if c]

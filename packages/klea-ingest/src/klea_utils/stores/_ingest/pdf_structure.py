@@ -37,7 +37,13 @@ from klea_utils.stores._ingest.headings import (
 )
 from klea_utils.stores._ingest.hyphens import Hyphenation
 from klea_utils.stores._ingest.page_furniture import is_stamp, remove_furniture
-from klea_utils.stores._ingest.pdf_lines import CELL_GAP_EM, HYPHEN_MARK, Line, PageLines
+from klea_utils.stores._ingest.pdf_lines import (
+    CELL_GAP_EM,
+    HYPHEN_MARK,
+    TIGHT_CELL_GAP_EM,
+    Line,
+    PageLines,
+)
 
 __all__ = ["TITLE_MIN_RATIO", "build_document", "join_lines"]
 
@@ -45,6 +51,7 @@ TITLE_MIN_RATIO = 1.2
 """The title's type must be at least this many times the body size."""
 
 _SENTENCE_END = re.compile(r"[.!?:;)\]\"\u201d]$")
+_LEADER_CELL = re.compile(r"^[.\u2026\u00b7\s]+$")
 _CAPTION = re.compile(r"^(?:table|tab\.)\s*[\dIVX]+[a-z]?\s*[.:|\u2013\u2014]", re.IGNORECASE)
 
 
@@ -127,11 +134,16 @@ def _join_fragment(prev: Line, line: Line) -> None:
     if single:
         prev.cells = [prev.text]
     else:
-        head = prev.cells or [""]
-        tail = line.cells or [line.text]
-        prev.cells = [*head[:-1], f"{head[-1]}{glue}{tail[0]}", *tail[1:]]
+        prev.cells = _join_cells(prev.cells or [""], line.cells or [line.text], glue)
+    tight_gap = gap > TIGHT_CELL_GAP_EM * max(prev.size, 1.0)
+    head, tail = prev.tight_cells or [""], line.tight_cells or [line.text]
+    prev.tight_cells = [*head, *tail] if tight_gap else _join_cells(head, tail, glue)
     prev.x1 = max(prev.x1, line.x1)
     prev.top, prev.bottom = min(prev.top, line.top), max(prev.bottom, line.bottom)
+
+
+def _join_cells(head: list[str], tail: list[str], glue: str) -> list[str]:
+    return [*head[:-1], f"{head[-1]}{glue}{tail[0]}", *tail[1:]]
 
 
 def _title_lines(page: PageLines, body: float) -> list[Line]:
@@ -286,6 +298,10 @@ def build_document(name: str, pages: list[PageLines]) -> Any:
                 end += 1
             rows = stream[index:end]
             if sum(_is_table_row(r) for r in rows) >= 3:
+                header = _header_above(builder.paragraph, rows, body)
+                if header is not None:
+                    builder.paragraph.pop()
+                    rows = [header, *rows]
                 below = _caption_below(stream, end, body)
                 _emit_table(builder, rows, below)
                 prev, index = None, end + len(below)
@@ -348,11 +364,43 @@ def _caption_below(stream: list[Line], start: int, body: float) -> list[Line]:
     return lines
 
 
+def _header_above(paragraph: list[Line], rows: list[Line], body: float) -> Line | None:
+    """The header row right above a table whose cells only tight gaps separate, else None.
+
+    Column heads are often set closer than the data (``Stage  Pre-Training  Context
+    Extension``), so the wide-gap test that finds the rows misses them; the line directly
+    above the first row, on its page, with at least as many tight cells as the rows have
+    columns less one, is the header.
+    """
+    if not paragraph:
+        return None
+    line, first = paragraph[-1], rows[0]
+    columns = max(len(_row_cells(r)) for r in rows)
+    if (
+        line.page_no != first.page_no
+        or not 0 <= first.top - line.bottom < 1.5 * body
+        or len(line.tight_cells) < max(2, columns - 1)
+        or _CAPTION.match(line.text)
+        or any(_LEADER_CELL.match(cell) for cell in line.tight_cells)
+    ):
+        return None
+    return line
+
+
+def _row_cells(row: Line) -> list[str]:
+    """A table row's cells: split at tight gaps (columns set close, ``Pre-Training  Context
+    Extension``) where that finds more cells than the wide gaps that found the table."""
+    tight = row.tight_cells
+    if len(tight) <= len(row.cells) or any(_LEADER_CELL.match(cell) for cell in tight):
+        return row.cells  # dot leaders (a contents line) are spaced wider than words
+    return tight
+
+
 def _emit_table(builder: _Builder, rows: list[Line], below: list[Line]) -> None:
     """One item: a row per line, with the caption before or after them as printed."""
     builder.flush()
     last = builder.doc.texts[-1] if builder.doc.texts else None
-    text_rows = [" | ".join(r.cells) if len(r.cells) > 1 else r.text for r in rows]
+    text_rows = [" | ".join(_row_cells(r)) if len(_row_cells(r)) > 1 else r.text for r in rows]
     body = "\n".join(text_rows)
     if below:  # printed under the rows: read after them, as on the page
         body = f"{body}\n{join_lines([ln.text for ln in below], builder.hyphens)}"
