@@ -2,8 +2,11 @@
 
 Each file's fate is scripted by its name: ``ok`` files convert, ``error`` files fail in
 Docling, ``crash`` files kill every worker that converts them, ``once`` files kill the
-first worker only. The real cluster is exercised by test_ray_parity and test_ray_cluster;
-here the retry, poison, retirement and node-naming rules are checked in milliseconds.
+first worker only, ``big`` files leave the worker over a 100-byte memory cap. As on Ray,
+a worker runs its calls in the order they were sent, a dead worker answers every later
+call with an error, and a worker over its cap answers later calls ``deferred``. The real
+cluster is exercised by test_ray_parity and test_ray_cluster; here the retry, poison,
+retirement, pipelining and node-naming rules are checked in milliseconds.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 
 import pytest
 from klea_utils.stores._ingest.ray_conversion import convert_on_ray
-from klea_utils.stores._ingest.ray_worker import RayFileResult
+from klea_utils.stores._ingest.ray_worker import RayFileResult, over_cap
 from klea_utils.stores.chunk_cache import ChunkCache, compute_file_hash
 from klea_utils.stores.chunk_worker import ChunkWorkerConfig
 from langchain_core.documents import Document
@@ -33,6 +36,7 @@ class RayActorError(RayError):
 @dataclass(eq=False)
 class Ref:
     value: Any = None
+    name: str = ""
     error: BaseException | None = None
 
 
@@ -40,8 +44,11 @@ class Ref:
 class Actor:
     ray: FakeRay
     index: int
+    options: dict[str, Any]
     converted: list[str] = field(default_factory=list)
     killed: bool = False
+    dead: bool = False
+    rss: int = 1
 
     def __post_init__(self) -> None:
         actor = self
@@ -58,16 +65,25 @@ class Actor:
         self.__ray_terminate__ = Method(lambda: Ref(None))
 
     def _convert(self, name: str, file_hash: str, path: str) -> Ref:
+        self.ray.events.append(("send", name))
+        if self.dead or self.killed:
+            return Ref(error=RayActorError("The actor died unexpectedly"))
+        cap = self.options["mem_limit_bytes"]
+        if self.converted and cap is not None and self.rss > cap:
+            return Ref(RayFileResult(deferred=True))
         self.converted.append(name)
         self.ray.log.append((name, self.index))
         seen = self.ray.attempts.setdefault(name, 0)
         self.ray.attempts[name] = seen + 1
         if name.startswith("crash") or (name.startswith("once") and seen == 0):
+            self.dead = True
             return Ref(error=RayActorError("The actor died unexpectedly"))
+        if name.startswith("big"):
+            self.rss = 1000
         if name.startswith("error"):
-            return Ref(RayFileResult(error=f"{path}: ValueError: bad table", rss=1))
+            return Ref(RayFileResult(error=f"{path}: ValueError: bad table", rss=self.rss))
         doc = Document(page_content=f"text of {name}", metadata={"file_name": name})
-        return Ref(RayFileResult(docs=[doc], metadata={"title": name}, rss=1))
+        return Ref(RayFileResult(docs=[doc], metadata={"title": name}, rss=self.rss), name)
 
 
 class FakeRay:
@@ -76,6 +92,7 @@ class FakeRay:
         self.actors: list[Actor] = []
         self.attempts: dict[str, int] = {}
         self.log: list[tuple[str, int]] = []
+        self.events: list[tuple[str, str]] = []
         self.options: list[dict[str, Any]] = []
         self.init_args: list[tuple[Any, ...]] = []
         self.gpus = 0
@@ -91,7 +108,7 @@ class FakeRay:
 
             def remote(self, *args: Any) -> Actor:
                 ray.init_args.append(args)
-                actor = Actor(ray, len(ray.actors))
+                actor = Actor(ray, len(ray.actors), args[0])
                 ray.actors.append(actor)
                 return actor
 
@@ -112,6 +129,8 @@ class FakeRay:
         return refs[:num_returns], refs[num_returns:]
 
     def get(self, ref: Ref) -> Any:
+        if ref.name:
+            self.events.append(("answer", ref.name))
         if ref.error is not None:
             raise ref.error
         return ref.value
@@ -121,7 +140,12 @@ class FakeRay:
 
 
 def _run(
-    tmp_path: Path, names: list[str], batch: int = 10, cpus: int = 2, device: str = "cpu"
+    tmp_path: Path,
+    names: list[str],
+    batch: int = 10,
+    cpus: int = 2,
+    device: str = "cpu",
+    mem_limit: int | None = None,
 ) -> Any:
     items = []
     for name in names:
@@ -133,7 +157,7 @@ def _run(
         max_tokens=50,
         tokenizer_model="unused",
         do_ocr=False,
-        mem_limit_bytes=None,
+        mem_limit_bytes=mem_limit,
         log_level=logging.INFO,
         device=device,
     )
@@ -200,3 +224,38 @@ def test_a_cuda_run_asks_for_one_gpu_per_worker(
     assert {o["num_cpus"] for o in ray.options} == {1}
     assert {args[0]["device"] for args in ray.init_args} == {worker_device}
     assert len(ray.actors) == actors  # one per CPU, or one per GPU on a CUDA run
+
+
+def test_a_worker_is_sent_its_next_file_before_it_answers(tmp_path: Path) -> None:
+    ray, results, _ = _run(tmp_path, ["ok1.md", "ok2.md", "ok3.md"], cpus=1)
+    assert {r.status for r in results.values()} == {"ok"}
+    assert ray.events[:3] == [("send", "ok1.md"), ("send", "ok2.md"), ("answer", "ok1.md")]
+
+
+def test_files_queued_behind_a_crash_are_retried_but_not_blamed(tmp_path: Path) -> None:
+    ray, results, _ = _run(tmp_path, ["crash.md", "ok1.md", "ok2.md"], cpus=1)
+    assert results["crash.md"].status == "failed"
+    assert results["ok1.md"].status == results["ok2.md"].status == "ok"
+    assert ray.events[:2] == [("send", "crash.md"), ("send", "ok1.md")]
+    # ok1.md died with the first worker but is not retried alone: only crash.md is.
+    converted = [actor.converted for actor in ray.actors]
+    assert converted == [["crash.md"], ["crash.md"], ["ok1.md", "ok2.md"]]
+
+
+def test_a_worker_over_its_cap_converts_nothing_more(tmp_path: Path) -> None:
+    names = ["big1.md", "ok1.md", "big2.md", "ok2.md", "ok3.md"]
+    ray, results, _ = _run(tmp_path, names, cpus=1, mem_limit=100)
+    assert {r.status for r in results.values()} == {"ok"}
+    assert [actor.converted for actor in ray.actors] == [
+        ["big1.md"],
+        ["ok1.md", "big2.md"],
+        ["ok2.md", "ok3.md"],
+    ]
+    assert all(count == 1 for count in ray.attempts.values())
+
+
+@pytest.mark.parametrize(
+    ("rss", "cap", "over"), [(10, 5, True), (5, 5, False), (None, 5, False), (10, None, False)]
+)
+def test_over_cap(rss: int | None, cap: int | None, over: bool) -> None:
+    assert over_cap(rss, cap) is over

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ from klea_utils.stores._ingest.ray_cluster import (
 from klea_utils.stores._ingest.ray_worker import (
     RayConversionWorker,
     RayFileResult,
+    over_cap,
     read_doi_records,
 )
 from klea_utils.stores.chunk_cache import CachedFile, ChunkCache
@@ -52,22 +53,30 @@ __all__ = ["convert_on_ray"]
 
 _START_FAILURES = 3
 
+IN_FLIGHT = 2
+"""Files sent to one worker ahead of its answers: it converts the next while the driver
+caches the last (a Ray actor runs its calls one at a time, in the order they were sent)."""
+
 Item = tuple[str, str]
 
 
 @dataclass
 class _Worker:
-    """One Ray conversion worker as the driver sees it."""
+    """One Ray conversion worker as the driver sees it.
+
+    ``in_flight`` holds the files sent and not yet answered, in the order the worker runs
+    them: the first is the one it is converting, since ``head_since``.
+    """
 
     actor: Any
     ready: Any  # reference to the start-up answer (the node id), None once answered
     created: float
     node: str = "starting"
-    converted: int = 0
+    sent: int = 0
     solo: bool = False
-    item: Item | None = None
-    ref: Any = None
-    started: float = 0.0
+    retiring: bool = False
+    in_flight: deque[tuple[Item, Any]] = field(default_factory=deque)
+    head_since: float = 0.0
 
 
 class _RayDispatch:
@@ -106,6 +115,7 @@ class _RayDispatch:
             "device": worker_device(config.device),
             "artifacts_path": config.artifacts_path,
             "log_level": config.log_level,
+            "mem_limit_bytes": config.mem_limit_bytes,
         }
         self.doi_seed = read_doi_records(self.cache.cache_dir)
         self.idle_since = time.monotonic()
@@ -120,7 +130,7 @@ class _RayDispatch:
             self._kill_stuck()
 
     def _start_workers(self) -> None:
-        busy = sum(1 for worker in self.workers if worker.item is not None)
+        busy = sum(1 for worker in self.workers if worker.in_flight)
         wanted = min(self.target, len(self.pending) + len(self.retry) + busy)
         while len(self.workers) < wanted:
             actor = self.remote_class.remote(self.options, self.doi_seed)
@@ -128,30 +138,36 @@ class _RayDispatch:
 
     def _assign(self) -> None:
         for worker in list(self.workers):
-            if worker.ready is not None or worker.item is not None:
+            if worker.ready is not None or worker.solo or worker.retiring:
                 continue
-            if self.retry and worker.converted == 0:
+            if self.retry and worker.sent == 0:
                 worker.solo = True  # a suspect file is retried alone in a fresh worker
                 self._send(worker, self.retry.popleft())
-            elif self.pending:
+                continue
+            while self.pending and len(worker.in_flight) < IN_FLIGHT:
+                if worker.sent >= self.batch_size:
+                    break
                 self._send(worker, self.pending.popleft())
-            elif self.retry:
+            if self.retry and not self.pending and not worker.in_flight:
                 self._retire(worker)  # make room for a fresh worker for the retry
 
     def _send(self, worker: _Worker, item: Item) -> None:
         path, file_hash = item
         data = Path(path).read_bytes()
-        worker.item, worker.started = item, time.monotonic()
-        worker.ref = worker.actor.convert.remote(Path(path).name, file_hash, data, path)
-        self.progress.current(Path(path).name)
+        ref = worker.actor.convert.remote(Path(path).name, file_hash, data, path)
+        if not worker.in_flight:
+            worker.head_since = time.monotonic()
+            self.progress.current(Path(path).name)
+        worker.in_flight.append((item, ref))
+        worker.sent += 1
 
     def _wait_and_handle(self) -> None:
         by_ref: dict[Any, tuple[_Worker, bool]] = {}
         for worker in self.workers:
             if worker.ready is not None:
                 by_ref[worker.ready] = (worker, True)
-            elif worker.ref is not None:
-                by_ref[worker.ref] = (worker, False)
+            elif worker.in_flight:
+                by_ref[worker.in_flight[0][1]] = (worker, False)
         if not by_ref:
             time.sleep(POLL_S)
             return
@@ -181,23 +197,29 @@ class _RayDispatch:
         worker.node = node_label(self.ray, node_id)
 
     def _answered(self, worker: _Worker) -> None:
+        item, ref = worker.in_flight[0]
         try:
-            answer: RayFileResult = self.ray.get(worker.ref)
+            answer: RayFileResult = self.ray.get(ref)
         except self.ray.exceptions.RayError as exc:
             self._died(worker, f"{type(exc).__name__}: {_first_line(exc)}")
             return
-        item = worker.item
-        assert item is not None  # a worker with an answer was converting a file
-        worker.item, worker.ref = None, None
-        worker.converted += 1
-        self._record(self._result(item, answer, worker.node))
-        cap = self.config.mem_limit_bytes
-        over_cap = cap is not None and answer.rss is not None and answer.rss > cap
-        if over_cap:
-            self.logger.info(
-                "Ray worker on %s: RSS %d > cap %d, restarting", worker.node, answer.rss, cap
-            )
-        if worker.solo or over_cap or worker.converted >= self.batch_size:
+        worker.in_flight.popleft()
+        worker.head_since = time.monotonic()
+        if worker.in_flight:
+            self.progress.current(Path(worker.in_flight[0][0][0]).name)
+        if answer.deferred:  # the worker was over its cap before this file: a fresh one
+            self.pending.appendleft(item)
+            worker.retiring = True
+        else:
+            self._record(self._result(item, answer, worker.node))
+            cap = self.config.mem_limit_bytes
+            if over_cap(answer.rss, cap):
+                self.logger.info(
+                    "Ray worker on %s: RSS %s > cap %s, restarting", worker.node, answer.rss, cap
+                )
+                worker.retiring = True  # what it was sent since comes back deferred
+        done = worker.solo or worker.retiring or worker.sent >= self.batch_size
+        if done and not worker.in_flight:
             self._retire(worker)
 
     def _result(self, item: Item, answer: RayFileResult, node: str) -> ChunkItemResult:
@@ -228,9 +250,11 @@ class _RayDispatch:
     def _died(self, worker: _Worker, reason: str) -> None:
         self.workers.remove(worker)
         self.ray.kill(worker.actor)
-        if worker.item is None:
+        if not worker.in_flight:
             return
-        path, file_hash = worker.item
+        (path, file_hash), _ = worker.in_flight.popleft()
+        queued = [item for item, _ in worker.in_flight]
+        self.pending.extendleft(reversed(queued))  # sent after the culprit: not to blame
         self.logger.error(
             "Ray conversion worker on node %s died (%s) while converting %s",
             worker.node,
@@ -241,7 +265,7 @@ class _RayDispatch:
             self.deaths, path, file_hash, f"{reason}; last on node {worker.node}"
         )
         if failed is None:
-            self.retry.append(worker.item)
+            self.retry.append((path, file_hash))
         else:
             self._record(failed)
 
@@ -253,9 +277,9 @@ class _RayDispatch:
         now = time.monotonic()
         busy = False
         for worker in list(self.workers):
-            if worker.ref is not None:
+            if worker.in_flight:
                 busy = True
-                if now - worker.started > self.config.file_timeout_s:
+                if now - worker.head_since > self.config.file_timeout_s:
                     self._died(
                         worker,
                         f"no answer for {self.config.file_timeout_s:g}s, killed",
@@ -274,7 +298,7 @@ class _RayDispatch:
 
     def close(self) -> None:
         for worker in self.workers:
-            if worker.item is None and worker.ready is None:
+            if not worker.in_flight and worker.ready is None:
                 worker.actor.__ray_terminate__.remote()  # idle: let it exit and clean up
             else:
                 self.ray.kill(worker.actor)

@@ -24,7 +24,7 @@ from typing import Any
 from klea_utils.stores._ingest.doi_cache import DOI_CACHE_FILE_NAME, open_doi_cache
 from langchain_core.documents import Document
 
-__all__ = ["RayConversionWorker", "RayFileResult", "read_doi_records"]
+__all__ = ["RayConversionWorker", "RayFileResult", "over_cap", "read_doi_records"]
 
 _PREFIX = "klea-ray-"
 """Start of a worker's private folder name, followed by its process id."""
@@ -37,6 +37,8 @@ class RayFileResult:
     ``error`` is set when the conversion failed (the message names the driver's path);
     otherwise ``docs`` may be empty (a file with zero chunks). ``rss`` is the worker's
     resident memory after the file, so the driver retires a worker over its cap.
+    ``deferred`` means the worker was already over its cap when the file's turn came (it
+    converts nothing more), so the driver sends the file to a fresh worker.
     """
 
     docs: list[Document] = field(default_factory=list)
@@ -45,6 +47,7 @@ class RayFileResult:
     error: str | None = None
     doi_records: dict[str, dict[str, Any]] = field(default_factory=dict)
     rss: int | None = None
+    deferred: bool = False
 
 
 def _rss_bytes() -> int | None:
@@ -62,7 +65,9 @@ class RayConversionWorker:
     Args:
         options: The conversion options: ``max_tokens``, ``merge_peers``,
             ``tokenizer_model``, ``do_ocr``, ``device``, ``artifacts_path`` (a folder
-            on the worker's host, or ``None``) and ``log_level``.
+            on the worker's host, or ``None``), ``log_level`` and ``mem_limit_bytes``
+            (the memory cap, checked before each file after the first, as in a local
+            worker; ``None``: no cap).
         doi_records: The driver's DOI cache, so the worker does not ask again.
     """
 
@@ -93,6 +98,8 @@ class RayConversionWorker:
             self.doi_cache.put(doi, record)
         self.doi_cache.flush()
         self.known_dois = set(doi_records)
+        self.mem_limit: int | None = options.get("mem_limit_bytes")
+        self.converted = 0
         self.processor.warm_up()
 
     def node_id(self) -> str:
@@ -106,7 +113,14 @@ class RayConversionWorker:
         return os.getpid()
 
     def convert(self, name: str, file_hash: str, data: bytes, driver_path: str) -> RayFileResult:
-        """Convert one file from its bytes; ``driver_path`` names it in errors."""
+        """Convert one file from its bytes; ``driver_path`` names it in errors.
+
+        The driver sends the next file before this one is answered, so the cap is checked
+        here: once over it, every later call is answered ``deferred`` without converting.
+        """
+        if self.converted and over_cap(_rss_bytes(), self.mem_limit):
+            return RayFileResult(deferred=True)
+        self.converted += 1
         path = self.files / name
         path.write_bytes(data)
         try:
@@ -133,6 +147,11 @@ class RayConversionWorker:
         new = {doi: entries[doi] for doi in entries if doi not in self.known_dois}
         self.known_dois.update(new)
         return new
+
+
+def over_cap(rss: int | None, cap: int | None) -> bool:
+    """Whether resident memory ``rss`` is over the cap (never when either is unknown)."""
+    return cap is not None and rss is not None and rss > cap
 
 
 def _sweep_dead_workers_folders() -> None:
