@@ -185,6 +185,32 @@ def test_regexes_never_raise(text: str) -> None:
     rx.find_title_and_authors(text)
     rx.find_byline(text)
     rx.first_text_line(text)
+    rx.organisation_name(text)
+
+
+_AFFILIATION = st.sampled_from(
+    ["University of Calgary", "Hebrew University", "Department of Physics", "CWI"]
+)
+_PERSON = st.sampled_from(["Avi Wigderson", "Alina G. Meresescu", "J. R. Smith", "Ana Ortiz"])
+
+
+@given(st.lists(st.tuples(_PERSON, _AFFILIATION), min_size=1, max_size=4))
+def test_an_author_grid_gives_each_name_once_and_no_affiliation(
+    grid: list[tuple[str, str]],
+) -> None:
+    # the text layer of a grid: "Name1* Aff1 Name2† Aff2 ..." (markers after the names)
+    line = " ".join(f"{name}\u2217 {affiliation}" for name, affiliation in grid)
+    assert rx.author_names(line) == [name for name, _ in grid]
+
+
+@given(st.text(max_size=80))
+def test_an_organisation_author_is_short_and_no_address(text: str) -> None:
+    name = rx.organisation_name(text)
+    if name is not None:
+        assert 1 <= len(name.split()) <= 5
+        assert "@" not in name
+        assert not rx.URL_RE.search(name)
+        assert not any(w.casefold() in {"university", "department"} for w in name.split())
 
 
 # ------------------------------------------------------------------ bylines under the title

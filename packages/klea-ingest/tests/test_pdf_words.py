@@ -8,10 +8,13 @@ tests pin the rule itself.
 from __future__ import annotations
 
 import os
+import re
 from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from klea_utils.stores._ingest.hyphens import Hyphenation
 from klea_utils.stores._ingest.offline_pdf import convert_pdf_offline
 from klea_utils.stores._ingest.pdf_structure import join_lines
@@ -74,6 +77,16 @@ def test_line_end_hyphen_rules(before: str, after: str, kept: bool) -> None:
     assert hyphens.keep(before, after) is kept
     joined = join_lines([f"{before}-", after], hyphens)
     assert joined.startswith(f"{before}-" if kept else f"{before}{after.split()[0]}")
+
+
+_LINE = st.text(alphabet="abcXY- \ufffe", min_size=1, max_size=20)
+
+
+@given(st.lists(_LINE, min_size=1, max_size=6), st.lists(_LINE, max_size=4))
+def test_joining_lines_never_loses_a_letter(lines: list[str], evidence: list[str]) -> None:
+    joined = join_lines(lines, Hyphenation(evidence))
+    assert re.sub(r"[\W_]", "", joined) == re.sub(r"[\W_]", "", "".join(lines))
+    assert "\ufffe" not in joined
 
 
 @needs_data

@@ -182,7 +182,7 @@ def _names(line: str) -> list[str]:
     line = re.sub(r"(?<=[^\W\d_])\d+(?:\s*,\s*\d+)*(?=\s*(?:[,;&]|\band\b|$))", "", line)
     names = (re.sub(rf"[\d{_MARKERS}]+$", "", n).strip() for n in split_list(line))
     # An acronym before a name is an affiliation of the previous author ("CWI Richard Cleve").
-    names = (re.sub(r"^(?:[A-Z]{2,}\b\s+)+(?=[A-Z][a-z])", "", n) for n in names)
+    names = (re.sub(r"^(?:[A-Z]{2,}\b\s+)+(?=[A-Z](?:[a-z]|\.))", "", n) for n in names)
     return [_name_beside_affiliation(n) for n in names if n]
 
 
