@@ -340,6 +340,44 @@ def test_authors_of_a_two_column_grid_are_all_kept() -> None:
 
 
 @needs_data
+def test_authors_of_an_ocr_author_grid_are_all_kept() -> None:
+    # The scanned page 1: tesseract reads "Harry Buhrman*" first and the rest of the name
+    # row ("Richard Cleve! CWI University of Calgary Avi Wigderson?") after the abstract.
+    from klea_utils.stores.biblio import extract_metadata
+
+    assert DATA is not None
+    doc, _ = _convert("9802040_quantum-vs-classical_p1_scan.pdf")
+    meta = extract_metadata(DATA / "9802040_quantum-vs-classical_p1_scan.pdf", doc)
+    assert meta["authors"] == ["Harry Buhrman", "Richard Cleve", "Avi Wigderson"]
+
+
+def test_names_on_the_row_of_the_first_author_join_it(tmp_path: Path) -> None:
+    from docling_core.types.doc import DocItemLabel, DoclingDocument
+    from docling_core.types.doc.base import BoundingBox, CoordOrigin, Size
+    from docling_core.types.doc.common.reference import ProvenanceItem
+    from klea_utils.stores.biblio import extract_metadata
+
+    def prov(left: float, top: float) -> ProvenanceItem:
+        box = BoundingBox(
+            l=left, t=top, r=left + 90, b=top - 10, coord_origin=CoordOrigin.BOTTOMLEFT
+        )
+        return ProvenanceItem(page_no=1, bbox=box, charspan=(0, 1))
+
+    doc = DoclingDocument(name="grid")
+    doc.add_page(page_no=1, size=Size(width=595, height=842))
+    doc.add_title(text="A Study of Grids", prov=prov(150, 780))
+    doc.add_text(label=DocItemLabel.TEXT, text="Ana Ortiz\u2020", prov=prov(300, 740))
+    doc.add_heading(text="Abstract", prov=prov(60, 700))
+    doc.add_text(label=DocItemLabel.TEXT, text="We study grids of names.", prov=prov(60, 690))
+    doc.add_text(label=DocItemLabel.TEXT, text="Liam Chen! MIT", prov=prov(450, 741))
+    doc.add_text(label=DocItemLabel.TEXT, text="Jo Park\u2021 CWI", prov=prov(100, 739))
+    doc.add_text(label=DocItemLabel.TEXT, text="Eve Stone", prov=prov(100, 500))  # not the row
+    path = tmp_path / "grid.txt"
+    path.write_text("A Study of Grids\n", encoding="utf-8")
+    assert extract_metadata(path, doc)["authors"] == ["Jo Park", "Ana Ortiz", "Liam Chen"]
+
+
+@needs_data
 def test_an_organisation_author_is_one_clean_author() -> None:
     from klea_utils.stores.biblio import extract_metadata
 

@@ -93,6 +93,46 @@ def _doc_items(document: Any) -> list[tuple[str, str, int | None, str | None]]:
     return items
 
 
+def _page_one_boxes(document: Any) -> list[tuple[str, float, float, float]]:
+    """(text, top, bottom, left) of the page-one text items, top-left origin."""
+    boxes: list[tuple[str, float, float, float]] = []
+    iterate = getattr(document, "iterate_items", None)
+    if iterate is None:
+        return boxes
+    for entry in iterate():
+        item = entry[0] if isinstance(entry, tuple) else entry
+        text = getattr(item, "text", None)
+        prov = getattr(item, "prov", None) or []
+        if not isinstance(text, str) or not prov or getattr(prov[0], "page_no", None) != 1:
+            continue
+        box = getattr(prov[0], "bbox", None)
+        if box is None:
+            continue
+        flip = str(getattr(box, "coord_origin", "")).upper().endswith("BOTTOMLEFT")
+        top, bottom = (-box.t, -box.b) if flip else (box.t, box.b)
+        boxes.append((text, top, bottom, box.l))
+    return boxes
+
+
+def _grid_row_names(document: Any, first: str, names: list[str]) -> list[str]:
+    """``names`` (found in the item ``first``) with the names of the items on its row."""
+    boxes = _page_one_boxes(document) if document is not None else []
+    anchor = next((b for b in boxes if b[0] == first), None)
+    if anchor is None:
+        return names
+    height = max(anchor[2] - anchor[1], 1.0)
+    row = sorted(
+        (b for b in boxes if abs(b[1] - anchor[1]) < 0.5 * height and len(b[0]) <= 400),
+        key=lambda b: b[3],
+    )
+    found: list[str] = []
+    for text, *_ in row:
+        for name in names if text == first else rx.author_names(text):
+            if name not in found:
+                found.append(name)
+    return found if names[0] in found else names
+
+
 def _plain_text(file_path: Path) -> str:
     try:
         with file_path.open(encoding="utf-8", errors="replace") as handle:
@@ -151,8 +191,15 @@ def _split_people(value: str) -> list[str]:
     return parts
 
 
-def _authors_below_title(items: list[tuple[str, str, int | None, str | None]]) -> list[str]:
-    """Names in the first text items after the title item on page one."""
+def _authors_below_title(
+    items: list[tuple[str, str, int | None, str | None]], document: Any = None
+) -> list[str]:
+    """Names in the first text items after the title item on page one.
+
+    The names of an author grid whose columns the text layer (or OCR) put in separate
+    items, one of them after the abstract, are gathered from every page-one item on the
+    same row as the first names, left to right.
+    """
     after = False
     seen = 0
     for label, text, page, _ in items:
@@ -164,7 +211,7 @@ def _authors_below_title(items: list[tuple[str, str, int | None, str | None]]) -
         seen += 1
         names = rx.author_names(text) if len(text) <= 400 else []
         if names:
-            return names
+            return _grid_row_names(document, text, names)
         organisation = rx.organisation_name(text) if seen == 1 else None
         if organisation is not None:
             return [organisation]  # a report by a company or collaboration ("DeepSeek-AI")
@@ -274,7 +321,7 @@ def extract_metadata(
     _from_pdf_info(info, fields)
     title_item = next((t for label, t, _, _ in items if label == "title"), None)
     fields.offer("title", " ".join((title_item or "").split()), "docling")
-    fields.offer("authors", _authors_below_title(items), "docling")
+    fields.offer("authors", _authors_below_title(items, document), "docling")
     fields.offer_urls([u for _, _, _, u in items if u and u.startswith("http")], "docling")
     byline = rx.find_byline(page_one)
     if byline is not None:

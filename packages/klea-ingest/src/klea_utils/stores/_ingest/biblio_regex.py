@@ -179,6 +179,8 @@ def _names(line: str) -> list[str]:
     """Items of an author line with affiliation markers (digits, daggers, stars) removed."""
     line = clean_name_text(line)
     line = re.sub(rf"(?<=[^\W\d_])[\d{_MARKERS},]*[{_MARKERS}][\d{_MARKERS},]*", ";", line)
+    # OCR reads a dagger after a name as "!" or "?" ("Richard Cleve! CWI"): no name ends so
+    line = re.sub(r"(?<=[a-z])[!?](?=\s|$)", ";", line)
     line = re.sub(r"(?<=[^\W\d_])\d+(?:\s*,\s*\d+)*(?=\s*(?:[,;&]|\band\b|$))", "", line)
     names = (re.sub(rf"[\d{_MARKERS}]+$", "", n).strip() for n in split_list(line))
     # An acronym before a name is an affiliation of the previous author ("CWI Richard Cleve").
