@@ -67,15 +67,16 @@ def test_a_compound_written_elsewhere_keeps_its_line_end_hyphen() -> None:
     ("before", "after", "kept"),
     [
         ("DeepSeek", "V3 is", True),  # a capital after the hyphen: no hyphenation
+        ("Deep", "Seek wins", False),  # unless the joined word is written elsewhere
         ("FP8", "training", True),  # a digit before it
         ("trans", "forms any", False),  # OCR's plain hyphen with no evidence: hyphenation
         ("base", "line consistency", False),  # "multi-line" elsewhere is no evidence
     ],
 )
 def test_line_end_hyphen_rules(before: str, after: str, kept: bool) -> None:
-    hyphens = Hyphenation(["a multi-line cell", f"{before}-"])
+    hyphens = Hyphenation(["a multi-line cell by DeepSeek", f"{before}-"])
     assert hyphens.keep(before, after) is kept
-    joined = join_lines([f"{before}-", after], hyphens)
+    joined = join_lines([f"{before}\ufffe", after], hyphens)  # pdfium's line-end mark
     assert joined.startswith(f"{before}-" if kept else f"{before}{after.split()[0]}")
 
 
