@@ -6,6 +6,7 @@ Shared by the spawned conversion workers and the in-process path of ``chunk_all`
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -83,9 +84,21 @@ class FileProcessor:
             self._chunker = Chunker(logger=self.logger, **self._chunker_options)  # type: ignore[arg-type]
         return self._chunker
 
-    def warm_up(self) -> None:
-        """Build the Docling converter and load the tokenizer now, not on the first file."""
-        _ = self._converter.converter
+    def warm_up(self, suffixes: Iterable[str] | None = None) -> None:
+        """Load the tokenizer and the converter the files will need now, not on the first file.
+
+        ``suffixes`` are the files' suffixes (``.pdf``, ``.md``), when known. Without
+        Docling's layout models PDFs take the model-free path, which never uses Docling's
+        converter: when every file is a PDF, only that path is loaded and the converter
+        (Docling's pipelines, a CPU-second or more to import) is not built at all. A
+        worker's start-up is most of its cost on a corpus of short PDFs, and every fresh
+        worker pays it again.
+        """
+        pdf_only = suffixes is not None and {s.lower() for s in suffixes} <= {".pdf"}
+        if pdf_only and not self._converter.standard_pdf:
+            from klea_utils.stores._ingest import offline_pdf  # noqa: F401
+        else:
+            _ = self._converter.converter
         _ = self.chunker
 
     def process(self, path: Path, file_hash: str) -> FileOutcome:

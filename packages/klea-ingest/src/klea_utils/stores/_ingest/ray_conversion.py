@@ -116,6 +116,7 @@ class _RayDispatch:
             "artifacts_path": config.artifacts_path,
             "log_level": config.log_level,
             "mem_limit_bytes": config.mem_limit_bytes,
+            "suffixes": sorted({Path(path).suffix.lower() for path, _ in items}),
         }
         self.doi_seed = read_doi_records(self.cache.cache_dir)
         self.idle_since = time.monotonic()

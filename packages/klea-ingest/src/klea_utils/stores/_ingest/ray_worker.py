@@ -67,7 +67,8 @@ class RayConversionWorker:
             ``tokenizer_model``, ``do_ocr``, ``device``, ``artifacts_path`` (a folder
             on the worker's host, or ``None``), ``log_level`` and ``mem_limit_bytes``
             (the memory cap, checked before each file after the first, as in a local
-            worker; ``None``: no cap).
+            worker; ``None``: no cap), and ``suffixes``, those of the run's files (what
+            to load at start-up; ``None``: everything).
         doi_records: The driver's DOI cache, so the worker does not ask again.
     """
 
@@ -100,7 +101,7 @@ class RayConversionWorker:
         self.known_dois = set(doi_records)
         self.mem_limit: int | None = options.get("mem_limit_bytes")
         self.converted = 0
-        self.processor.warm_up()
+        self.processor.warm_up(options.get("suffixes"))
 
     def node_id(self) -> str:
         """The Ray node this worker runs on (answered once start-up is over)."""

@@ -19,6 +19,7 @@ import logging
 import multiprocessing
 import queue as queue_module
 from logging.handlers import QueueHandler, QueueListener
+from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.batch_conversion import WORKER_LOGGER, build_processor, convert_items
@@ -130,7 +131,7 @@ def run_worker(
     logger = logging.getLogger(WORKER_LOGGER)
     processor = build_processor(config, logger)
     # Start-up is not charged to the first file's timeout (current_file is still -1).
-    processor.warm_up()
+    processor.warm_up(Path(path).suffix for path, _ in items)
 
     def mark(index: int) -> None:
         if current_file is not None:
