@@ -54,7 +54,7 @@ from pathlib import Path
 from klea_utils.stores._ingest.file_processing import FileProcessor
 FileProcessor(source_path=Path(tempfile.mkdtemp()), max_tokens=256, merge_peers=True,
               tokenizer_model=sys.argv[1], do_ocr=False, device="cpu", artifacts_path=None,
-              logger=logging.getLogger("bench")).warm_up()
+              logger=logging.getLogger("bench")).warm_up([".pdf"])
 usage = resource.getrusage(resource.RUSAGE_SELF)
 print(usage.ru_utime + usage.ru_stime)
 """
