@@ -3,14 +3,20 @@
 The driver (this process) keeps the list of files and is the only writer of the chunk
 cache: each Ray worker (an actor of
 :class:`~klea_utils.stores._ingest.ray_worker.RayConversionWorker`, one process holding
-one CPU, and one GPU on a CUDA run) loads Docling once, then is sent one file at a time
+one CPU, and one GPU on a CUDA run) loads Docling once, then is sent one file per call
 as bytes and sends back its chunks, which the driver caches exactly as a local worker
-would. The rules are the local ones (:mod:`klea_utils.stores.chunk_worker`):
+would. Each worker has :data:`IN_FLIGHT` calls sent ahead, so it converts the next file
+while the driver caches the last; it runs them in the order sent, so the first
+unanswered one is the file it is converting. The rules are the local ones
+(:mod:`klea_utils.stores.chunk_worker`):
 
 - a worker is retired (and a fresh one started) after ``batch_size`` files, or after a
-  file that leaves its RSS above the memory cap, because Docling leaks per conversion;
+  file that leaves its RSS above the memory cap, because Docling leaks per conversion
+  (the worker checks the cap before each file after its first and answers the files
+  sent after it went over ``deferred``: they go to a fresh worker);
 - a worker that dies (killed for memory, crashed, its host lost) has the file it was
-  converting retried alone in a fresh worker; a file that kills
+  converting retried alone in a fresh worker (the file queued behind it is sent again,
+  not blamed); a file that kills
   :data:`~klea_utils.stores._ingest.dispatch.POISON_DEATHS` workers is failed as a poison
   file and the run goes on (the count and the verdict are
   :func:`~klea_utils.stores._ingest.dispatch.poison_verdict`, shared with the local
