@@ -148,6 +148,57 @@ def test_contents_entries_are_not_headings_and_an_empty_heading_nests_the_next()
 
 
 @needs_data
+def test_a_heading_wrapped_over_two_lines_is_one_heading() -> None:
+    # 2412.19437 p. 48: "C. Expert Specialization ... and Aux-Loss-" / "Free Models" (bold)
+    headings = [
+        t for label, t, _, _ in _items("2412.19437_deepseek-v3.pdf") if label == "section_header"
+    ]
+    assert (
+        "C. Expert Specialization Patterns of the 16B Aux-Loss-Based and Aux-Loss-Free Models"
+        in headings
+    )
+    assert "Free Models" not in headings
+
+
+@needs_data
+def test_a_numbered_italic_line_is_a_heading() -> None:
+    # 1803.07574 p. 5: elsarticle sets subsections in italics (NimbusRomNo9L-ReguItal)
+    headings = [
+        t
+        for label, t, _, _ in _items("1803.07574_water-residence-time.pdf")
+        if label == "section_header"
+    ]
+    assert "3.1. Estimation of kest with the Projected Newton Method" in headings
+
+
+def test_two_bold_lines_far_apart_are_not_one_heading(tmp_path: Path) -> None:
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "headings.pdf"
+    c = canvas.Canvas(str(path))
+    c.setFont("Times-Bold", 20)
+    c.drawString(72, 790, "A Report on Headings")
+    c.setFont("Times-Bold", 14)
+    c.drawString(72, 760, "Appendix")
+    c.drawString(72, 730, "A. Contributions and Acknowledgments")
+    c.setFont("Times-Bold", 12)
+    c.drawString(72, 690, "B. A Long Heading About Expert Specialization Patterns of")
+    c.drawString(72, 676, "the Large Models")
+    c.setFont("Times-Roman", 10)
+    for row in range(6):
+        c.drawString(
+            72, 650 - 12 * row, f"Body sentence number {row} says something useful here and more."
+        )
+    c.save()
+    doc, _ = convert_pdf_offline(path, do_ocr=False)
+    headings = [
+        item.text for item, _ in doc.iterate_items() if item.label.value == "section_header"
+    ]
+    assert headings[:2] == ["Appendix", "A. Contributions and Acknowledgments"]
+    assert "B. A Long Heading About Expert Specialization Patterns of the Large Models" in headings
+
+
+@needs_data
 def test_a_caption_printed_below_its_table_follows_the_rows() -> None:
     # 2412.19437 p. 31: Table 6's caption is printed under the rows
     tables = [text for label, text, _, _ in _items("2412.19437_deepseek-v3.pdf") if "|" in text]

@@ -164,7 +164,10 @@ def heading_level(line: Line, following: Line | None, ctx: Context) -> int | Non
         return None  # a full-width plain line is body text that happens to be short of words
     if text.endswith(".") and not (depth or name) and len(words) > 4:
         return None  # a sentence set in bold (a lemma, a caption) rather than a heading
-    if depth is not None and (styled or name or (len(words) <= 8 and not text.endswith("."))):
+    # a numbered line set in italics is a heading too (elsarticle's subsections)
+    if depth is not None and (
+        styled or line.italic or name or (len(words) <= 8 and not text.endswith("."))
+    ):
         return min(depth, 4)
     if name and (styled or len(words) <= 3):
         return 1
@@ -197,3 +200,27 @@ def contents_entries(pages: list[PageLines]) -> set[int]:
         if sum(bool(_LEADERS.search(ln.text)) for ln in page.lines) >= CONTENTS_MIN_LEADERS:
             ids.update(id(ln) for ln in page.lines if _PAGE_AT_END.search(ln.text))
     return ids
+
+
+def heading_wraps(line: Line, following: Line, body_size: float) -> bool:
+    """Whether ``following`` is the second line of a heading that starts with ``line``.
+
+    Same page, same size and weight (bold, or larger than the body), set closer than half
+    a body line below it, not to its left, not numbered itself, and the two together
+    short enough to be a heading (``C. Expert Specialization ... Aux-Loss-`` / ``Free
+    Models``). The pair is only taken as a heading when the joined text passes
+    :func:`heading_level`.
+    """
+    styled = (line.bold and following.bold) or min(line.size, following.size) >= (
+        LARGE_RATIO * body_size
+    )
+    return (
+        styled
+        and following.page_no == line.page_no
+        and abs(following.size - line.size) < 0.3
+        and 0 <= following.top - line.bottom < 0.5 * body_size
+        and following.x0 >= line.x0 - 1
+        and not line.text.rstrip().endswith((".", ":", ";"))
+        and numbering_depth(following.text) is None
+        and len(line.text.split()) + len(following.text.split()) <= MAX_HEADING_WORDS
+    )

@@ -45,7 +45,10 @@ _BOLD_NAME = re.compile(
     re.IGNORECASE,
 )
 _SMALLCAPS_NAME = re.compile(r"smallcaps|[-_]sc\b|csc\d|\bsc\d|caps|ecsc|cmcsc|rmsc", re.IGNORECASE)
-_ITALIC_NAME = re.compile(r"italic|oblique|[-,]it\b|cmti|ecti|cmmi|[-]i$", re.IGNORECASE)
+_ITALIC_NAME = re.compile(
+    r"ital|oblique|[-,]it\b|cmti|ecti|cmmi|[-]i$|(?-i:[a-z]TI)$",  # ReguItal, LinLibertineTI
+    re.IGNORECASE,
+)
 
 
 @dataclass

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 from klea_utils.stores._ingest.biblio_regex import is_banner
@@ -31,6 +32,7 @@ from klea_utils.stores._ingest.headings import (
     Context,
     contents_entries,
     heading_level,
+    heading_wraps,
     looks_like_words,
     name_match,
     numbering_depth,
@@ -307,6 +309,20 @@ def build_document(name: str, pages: list[PageLines]) -> Any:
                 prev, index = None, end + len(below)
                 continue
         starts = _new_block(prev, line, body) or line.bold or line.size >= 1.15 * body
+        if starts and following is not None and heading_wraps(line, following, body):
+            joined = replace(
+                line,
+                text=join_lines([line.text, following.text], builder.hyphens),
+                bottom=following.bottom,
+                x1=max(line.x1, following.x1),
+            )
+            after = stream[index + 2] if index + 2 < len(stream) else None
+            level = heading_level(joined, after, ctx) if id(line) not in contents else None
+            if level is not None:  # a heading wrapped over two lines
+                builder.flush()
+                builder.add("heading", [line, following], joined.text, level)
+                prev, index = None, index + 2
+                continue
         level = heading_level(line, following, ctx) if starts and id(line) not in contents else None
         if level is not None:
             builder.flush()
