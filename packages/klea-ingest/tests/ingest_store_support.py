@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 
@@ -113,7 +114,6 @@ def s2_body(title: str, authors: list[str], year: int, journal: str) -> Any:
 
 import hashlib  # noqa: E402
 import logging  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 from klea_utils.stores.ingestion import StoresBuilder  # noqa: E402
 from langchain_core.documents import Document  # noqa: E402
@@ -200,3 +200,19 @@ def query_store(store_uri: str, collection: str, query: str, k: int = 3) -> list
             engine = getattr(info.loaded_object, "_engine", None)
             if engine is not None:
                 engine.dispose()
+
+
+def fts5_records(path: Path) -> dict[str, Any]:
+    """Every record of the FTS5 index at ``path``: id -> its ``SearchDocument``."""
+    import asyncio
+
+    from sci_etl_core.search import AsyncSqliteFts5Store
+
+    async def read() -> dict[str, Any]:
+        store = AsyncSqliteFts5Store(path)
+        try:
+            return dict(await store.get_documents(await store.filter_ids()))
+        finally:
+            await store.aclose()
+
+    return asyncio.run(read())

@@ -12,7 +12,6 @@ The real PDFs live in ``shared/data/realpapers-dev`` beside the repository (CI l
 from __future__ import annotations
 
 import logging
-import os
 import re
 from functools import cache
 from pathlib import Path
@@ -23,24 +22,9 @@ from klea_utils.stores._ingest import biblio_regex as rx
 from klea_utils.stores._ingest.offline_pdf import convert_pdf_offline
 from klea_utils.stores._ingest.text_quality import assess
 from klea_utils.stores.ingest_exceptions import ConversionError
+from realpapers import DATA, needs_data
 
 pytestmark = pytest.mark.timeout(600)
-
-
-def _data_dir() -> Path | None:
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "data" / "realpapers-dev" / "pdf"
-        if candidate.is_dir():
-            return candidate
-    return None
-
-
-DATA = _data_dir()
-# CI always has shared/ beside the clone: there a missing data set fails the tests (the
-# fixtures assert DATA); elsewhere (a bare checkout of this repository alone) they skip.
-needs_data = pytest.mark.skipif(
-    DATA is None and not os.environ.get("CI"), reason="shared/data/realpapers-dev not found"
-)
 
 
 @cache

@@ -7,7 +7,6 @@ tests pin the rule itself.
 
 from __future__ import annotations
 
-import os
 import re
 from functools import cache
 from pathlib import Path
@@ -18,23 +17,9 @@ from hypothesis import strategies as st
 from klea_utils.stores._ingest.hyphens import Hyphenation
 from klea_utils.stores._ingest.offline_pdf import convert_pdf_offline
 from klea_utils.stores._ingest.pdf_structure import join_lines
+from realpapers import DATA, needs_data
 
 pytestmark = pytest.mark.timeout(600)
-
-
-def _data_dir() -> Path | None:
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "data" / "realpapers-dev" / "pdf"
-        if candidate.is_dir():
-            return candidate
-    return None
-
-
-DATA = _data_dir()
-# as in test_pdf_fidelity.py: CI (which has shared/) fails on missing data, a bare clone skips
-needs_data = pytest.mark.skipif(
-    DATA is None and not os.environ.get("CI"), reason="shared/data/realpapers-dev not found"
-)
 
 
 @cache

@@ -14,7 +14,6 @@ found by its command line, and teardown kills whatever is left.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -30,6 +29,7 @@ from typing import Any
 import psutil
 import pytest
 from ingest_corpus import sample_paragraphs, write_text_pdf
+from ingest_store_support import fts5_records
 from klea_utils.stores.chunk_cache import ChunkCache
 from klea_utils.stores.retrieval.bm25 import read_corpus
 
@@ -201,19 +201,9 @@ def _store(work: Path) -> dict[str, Any]:
             for i, doc, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
         },
         "bm25": sorted((d.id, d.page_content, d.metadata) for d in read_corpus(bm25)),
-        "fts5": _fts5(fts5),
+        "fts5": _fts5_bodies(fts5),
     }
 
 
-def _fts5(path: Path) -> dict[str, Any]:
-    from sci_etl_core.search import AsyncSqliteFts5Store
-
-    async def read() -> dict[str, Any]:
-        store = AsyncSqliteFts5Store(path)
-        try:
-            docs = await store.get_documents(await store.filter_ids())
-            return {i: (d.body, d.title, d.metadata) for i, d in docs.items()}
-        finally:
-            await store.aclose()
-
-    return asyncio.run(read())
+def _fts5_bodies(path: Path) -> dict[str, Any]:
+    return {i: (d.body, d.title, d.metadata) for i, d in fts5_records(path).items()}

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ingest_store_support import fts5_records
 from klea_utils.stores.chunk_cache import iter_cached_files
 from klea_utils.stores.ingestion import StoresBuilder
 from klea_utils.stores.retrieval.bm25 import read_corpus
@@ -66,7 +67,7 @@ def _build(work: Path, ray_address: str | None) -> dict[str, Any]:
         "cache": _cache(source),
         "chroma": _chroma(work / "chroma"),
         "bm25": [(d.id, d.page_content, d.metadata) for d in read_corpus(work / "bm25.pkl")],
-        "fts5": _fts5(work / "fts5.sqlite"),
+        "fts5": _fts5_bodies(work / "fts5.sqlite"),
         "failures": sorted((source / ".klea-cache").glob("*fail*")),
     }
 
@@ -91,22 +92,6 @@ def _chroma(folder: Path) -> dict[str, Any]:
     return {i: (doc, meta, [float(x) for x in vec]) for i, doc, meta, vec in rows}
 
 
-def _fts5(path: Path) -> dict[str, Any]:
-    import asyncio
-
-    from sci_etl_core.search import AsyncSqliteFts5Store
-
-    async def read() -> dict[str, Any]:
-        store = AsyncSqliteFts5Store(path)
-        try:
-            docs = await store.get_documents(await store.filter_ids())
-            return {i: (d.body, d.title, d.metadata) for i, d in docs.items()}
-        finally:
-            await store.aclose()
-
-    return asyncio.run(read())
-
-
 def test_ray_build_matches_local_build(local_ray: Any, tmp_path: Path) -> None:
     local = _build(tmp_path / "local", None)
     on_ray = _build(tmp_path / "ray", "local")
@@ -123,3 +108,7 @@ def test_ray_build_matches_local_build(local_ray: Any, tmp_path: Path) -> None:
         ray_text, ray_meta, ray_vector = on_ray["chroma"][chunk_id]
         assert (ray_text, ray_meta) == (text, meta), chunk_id
         assert ray_vector == pytest.approx(vector, abs=1e-5), chunk_id
+
+
+def _fts5_bodies(path: Path) -> dict[str, Any]:
+    return {i: (d.body, d.title, d.metadata) for i, d in fts5_records(path).items()}

@@ -11,7 +11,13 @@ import time
 from pathlib import Path
 
 import pytest
-from ingest_store_support import CountingEmbeddings, make_builder, minilm, write_source
+from ingest_store_support import (
+    CountingEmbeddings,
+    fts5_records,
+    make_builder,
+    minilm,
+    write_source,
+)
 from klea_utils.stores.ingest_exceptions import IngestError, SourceLayoutError
 from klea_utils.stores.retrieval.bm25 import read_corpus
 from klea_utils.stores.utils import instantiate_vector_store
@@ -193,19 +199,7 @@ def test_fts5_index_written(tmp_path: Path, embeddings) -> None:
 
 def _fts5_contents(path: Path) -> dict[str, str]:
     """Every record of the FTS5 index at ``path``: id -> body."""
-    import asyncio
-
-    from sci_etl_core.search import AsyncSqliteFts5Store
-
-    async def read() -> dict[str, str]:
-        store = AsyncSqliteFts5Store(path)
-        try:
-            docs = await store.get_documents(await store.filter_ids())
-            return {record_id: doc.body for record_id, doc in docs.items()}
-        finally:
-            await store.aclose()
-
-    return asyncio.run(read())
+    return {record_id: doc.body for record_id, doc in fts5_records(path).items()}
 
 
 def test_fts5_index_is_incremental(tmp_path: Path, embeddings: CountingEmbeddings) -> None:

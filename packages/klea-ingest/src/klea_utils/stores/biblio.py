@@ -27,6 +27,7 @@ from __future__ import annotations
 import html
 import logging
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,20 +75,25 @@ class _Fields:
                 self.urls.append(url)
 
 
-def _doc_items(document: Any) -> list[tuple[str, str, int | None, str | None]]:
-    """(label, text, page number, hyperlink) for the text items of a DoclingDocument."""
-    items: list[tuple[str, str, int | None, str | None]] = []
+def _text_items(document: Any) -> Iterator[tuple[Any, str, Any]]:
+    """``(item, text, first provenance or None)`` for the text items of a DoclingDocument."""
     iterate = getattr(document, "iterate_items", None)
     if iterate is None:
-        return items
+        return
     for entry in iterate():
         item = entry[0] if isinstance(entry, tuple) else entry
         text = getattr(item, "text", None)
-        if not isinstance(text, str):
-            continue
+        if isinstance(text, str):
+            prov = getattr(item, "prov", None) or []
+            yield item, text, prov[0] if prov else None
+
+
+def _doc_items(document: Any) -> list[tuple[str, str, int | None, str | None]]:
+    """(label, text, page number, hyperlink) for the text items of a DoclingDocument."""
+    items: list[tuple[str, str, int | None, str | None]] = []
+    for item, text, prov in _text_items(document):
         label = str(getattr(getattr(item, "label", None), "value", getattr(item, "label", "")))
-        prov = getattr(item, "prov", None) or []
-        page = getattr(prov[0], "page_no", None) if prov else None
+        page = getattr(prov, "page_no", None)
         link = getattr(item, "hyperlink", None)
         items.append((label, text, page, str(link) if link else None))
     return items
@@ -96,17 +102,9 @@ def _doc_items(document: Any) -> list[tuple[str, str, int | None, str | None]]:
 def _page_one_boxes(document: Any) -> list[tuple[str, float, float, float]]:
     """(text, top, bottom, left) of the page-one text items, top-left origin."""
     boxes: list[tuple[str, float, float, float]] = []
-    iterate = getattr(document, "iterate_items", None)
-    if iterate is None:
-        return boxes
-    for entry in iterate():
-        item = entry[0] if isinstance(entry, tuple) else entry
-        text = getattr(item, "text", None)
-        prov = getattr(item, "prov", None) or []
-        if not isinstance(text, str) or not prov or getattr(prov[0], "page_no", None) != 1:
-            continue
-        box = getattr(prov[0], "bbox", None)
-        if box is None:
+    for _, text, prov in _text_items(document):
+        box = getattr(prov, "bbox", None)
+        if getattr(prov, "page_no", None) != 1 or box is None:
             continue
         flip = str(getattr(box, "coord_origin", "")).upper().endswith("BOTTOMLEFT")
         top, bottom = (-box.t, -box.b) if flip else (box.t, box.b)
