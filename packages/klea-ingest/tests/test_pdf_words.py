@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -189,3 +190,97 @@ def test_a_caption_printed_below_its_table_follows_the_rows() -> None:
     tables = [text for label, text, _, _ in _items("2412.19437_deepseek-v3.pdf") if "|" in text]
     table6 = next(t for t in tables if "Table 6 | Comparison between DeepSeek-V3" in t)
     assert table6.splitlines()[-1].startswith("Table 6 | Comparison between DeepSeek-V3")
+
+
+# -- accents TeX draws as separate glyphs ----------------------------------------------------
+
+
+@needs_data
+def test_accents_drawn_over_letters_join_them() -> None:
+    # 1803.07574 p. 1: TeX draws the acute and the cedilla as their own glyphs, which
+    # pdfium reads as "Fred´ eric Schmidt ´" and "Franc¸ois"
+    text = " ".join(_text("1803.07574_water-residence-time.pdf").split())
+    assert "Frédéric Schmidt" in text
+    assert "François Landais" in text
+    assert "Fred´" not in text
+    assert "Franc¸" not in text
+
+
+def test_a_spacing_accent_joins_the_letter_it_is_drawn_over(tmp_path: Path) -> None:
+    from reportlab.pdfgen import canvas
+
+    path = tmp_path / "accents.pdf"
+    c = canvas.Canvas(str(path))
+    c.setFont("Times-Roman", 12)
+    # "Frédéric Garçon" the TeX way: base letters, then each accent drawn over (or under)
+    # its letter after the rest of the word; a URL's tilde sits on the line and stays.
+    x = 72.0
+    word = "Frederic"
+    c.drawString(x, 700, word)
+    for index in (2, 4):
+        left = x + c.stringWidth(word[:index], "Times-Roman", 12)
+        width = c.stringWidth(word[index], "Times-Roman", 12)
+        c.drawString(left + (width - c.stringWidth("\u00b4", "Times-Roman", 12)) / 2, 703, "\u00b4")
+    second = x + c.stringWidth(word + " ", "Times-Roman", 12)
+    c.drawString(second, 700, "Garcon")
+    left = second + c.stringWidth("Gar", "Times-Roman", 12)
+    c.drawString(left + 0.5, 700, "\u00b8")
+    c.drawString(72, 680, "See https://example.org/~user for more.")
+    c.save()
+    doc, _ = convert_pdf_offline(path, do_ocr=False)
+    text = " ".join(item.text for item, _ in doc.iterate_items() if hasattr(item, "text"))
+    assert "Frédéric" in text
+    assert "Garçon" in text
+    assert "https://example.org/~user" in text
+
+
+_ACCENT_CHARS = "\u00b4\u00a8\u02c6\u00b8`~"
+
+
+@st.composite
+def _glyph_rows(draw: st.DrawFn) -> list[Any]:
+    """A line of letters and accent glyphs at random places, with generated blanks."""
+    from klea_utils.stores._ingest.pdf_lines import _Char
+
+    chars: list[Any] = []
+    x = 0.0
+    for _ in range(draw(st.integers(1, 25))):
+        kind = draw(st.sampled_from(["letter", "letter", "accent", "blank"]))
+        if kind == "blank":
+            chars.append(_Char(" ", 0, 0, 0, 0, 0, -1))
+            continue
+        if kind == "accent":
+            left = draw(st.floats(-10, x + 10))
+            top = draw(st.floats(80, 110))
+            text = draw(st.sampled_from(_ACCENT_CHARS))
+            chars.append(_Char(text, left, left + 2, top + 2, top, 10, 0))
+            continue
+        text = draw(st.sampled_from("aeiouncgzı"))
+        chars.append(_Char(text, x, x + 5, 100, 95, 10, 0))
+        x += draw(st.floats(5, 9))
+    return chars
+
+
+@given(_glyph_rows())
+def test_attaching_accents_never_loses_a_letter_or_an_accent(chars: list[Any]) -> None:
+    import unicodedata
+
+    from klea_utils.stores._ingest.pdf_lines import _attach_accents
+
+    def letters(text: str) -> str:
+        decomposed = unicodedata.normalize("NFD", text)
+        bare = "".join(ch for ch in decomposed if ch.isalpha() and ch not in _ACCENT_CHARS)
+        return bare.replace("ı", "i")
+
+    before = "".join(c.text for c in chars if c.font != -1)
+    after = "".join(c.text for c in _attach_accents([*map(_copy, chars)]) if c.font != -1)
+    assert letters(after) == letters(before)
+    marks = sum(unicodedata.combining(ch) > 0 for ch in unicodedata.normalize("NFD", after))
+    kept = sum(ch in _ACCENT_CHARS for ch in after)
+    assert marks + kept == sum(ch in _ACCENT_CHARS for ch in before)
+
+
+def _copy(char: Any) -> Any:
+    from dataclasses import replace
+
+    return replace(char)
