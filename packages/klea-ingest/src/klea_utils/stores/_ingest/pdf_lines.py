@@ -7,7 +7,9 @@ heads, table rows and body text apart.
 
 Fonts without a Unicode map (LaTeX Type 3 bitmap fonts built without cm-super) come out
 with T1 (Cork) or OT1 character codes: their ligatures, quotes and dashes are control
-characters, mapped back here by the font's encoding family. pdfium's hyphenation marks
+characters, mapped back here by the font's encoding family. Publisher fonts without one
+that put f-ligatures in ASCII punctuation slots are repaired per font by
+:mod:`klea_utils.stores._ingest.pdf_ligatures`. pdfium's hyphenation marks
 (U+FFFE or U+0002 at a line end) are kept as a trailing ``\\ufffe`` so that joining lines
 can drop them.
 """
@@ -21,6 +23,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
+
+from klea_utils.stores._ingest.pdf_ligatures import repair_ligatures
 
 __all__ = ["CELL_GAP_EM", "HYPHEN_MARK", "TIGHT_CELL_GAP_EM", "Line", "PageLines", "page_lines"]
 
@@ -114,6 +118,8 @@ class _Char:
     top: float
     size: float
     font: int
+    face: int = 0
+    """The font object the glyph is drawn with (the style id ``font`` is shared by fonts)."""
 
 
 @dataclass(frozen=True)
@@ -207,7 +213,7 @@ def _read_chars(raw: Any, tp: Any, page_height: float) -> list[_Char | None]:
     out: list[_Char | None] = []
     last_obj: int | None = None
     obj_size = 0.0
-    current: tuple[_Font, int, bool] | None = None
+    current: tuple[_Font, int, int] | None = None
     high = 0  # a UTF-16 high surrogate waiting for its low half
     for i in range(count):
         code = raw.FPDFText_GetUnicode(tp, i)
@@ -241,8 +247,9 @@ def _read_chars(raw: Any, tp: Any, page_height: float) -> list[_Char | None]:
             rotated = angle > 0 and min(angle % math.pi, math.pi - angle % math.pi) > 0.05
             font_id = _style_id(info) if not rotated else -2
             obj_size = _object_size(raw, obj) if obj else 0.0
-            current = (info, font_id, rotated)
-        info, font_id, _rotated = current
+            face = ctypes.cast(font, ctypes.c_void_p).value or 0 if font else 0
+            current = (info, font_id, face)
+        info, font_id, face = current
         text = _char_text(code, info)
         if not text:
             continue
@@ -257,8 +264,10 @@ def _read_chars(raw: Any, tp: Any, page_height: float) -> list[_Char | None]:
                 page_height - top.value,
                 size,
                 font_id,
+                face,
             )
         )
+    repair_ligatures(out)
     return _attach_accents(out)
 
 
