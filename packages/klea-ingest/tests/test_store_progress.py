@@ -205,3 +205,22 @@ def test_counting_holds_at_most_one_entry_in_memory(
     assert sorted(n for _, n in counts.values()) == [20] * 20
     # all 20 entries together are 20 * entry_size; one entry parsed is a few times its size
     assert peak < (5 * entry_size if old else 64_000), (peak, entry_size)
+
+
+def test_unchanged_files_add_no_progress_lines(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An incremental run over 11 files, one of them new: two lines, not eleven."""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    plan = {f"old{i}.md": 0 for i in range(10)} | {"new.md": 12}
+    with StoreProgress(logging.getLogger(LOGGER), plan=plan) as progress:
+        for i in range(10):
+            progress.file_done(f"old{i}.md", skipped=True)
+        progress.begin_file("new.md", 12)
+        progress.advance(12)
+        progress.file_done("new.md", skipped=False)
+    assert [r.getMessage() for r in caplog.records if r.name == LOGGER] == [
+        "Storing 11 file(s): 12 chunk(s) to embed",
+        "Stored 11/11 file(s), 12/12 chunk(s) embedded",
+    ]

@@ -32,7 +32,8 @@ class StoreProgress(TerminalBar):
 
     Off a terminal, with a plan, one line opens the run (``Storing F file(s): N chunk(s) to
     embed``) and one is logged about every tenth of the files (``Stored f/F file(s), n/N
-    chunk(s) embedded``); without a plan, every ``log_every`` files. While one large file is
+    chunk(s) embedded``), leaving out lines where only unchanged files went by; without a
+    plan, every ``log_every`` files. While one large file is
     being embedded, or between files, a line is also logged every :data:`LOG_INTERVAL_S`
     seconds, so a log shows a long run moving. A run with nothing to embed logs none.
 
@@ -57,6 +58,7 @@ class StoreProgress(TerminalBar):
         self._file_chunks = 0
         self._file_done = 0
         self._last_line = time.monotonic()
+        self._logged_chunks = 0  # chunks embedded when the last "Stored" line was logged
 
     def __enter__(self) -> StoreProgress:
         if self._live:
@@ -138,8 +140,12 @@ class StoreProgress(TerminalBar):
             return self.files % self.log_every == 0
         if not self.chunks_total:
             return False  # nothing to embed: the summary says so
+        if self.files == self.files_total:
+            return True
+        if self.chunks == self._logged_chunks:
+            return False  # unchanged files only since the last line: nothing to report
         step = max(1, self.files_total // 10)
-        return self.files % step == 0 or self.files == self.files_total or self._due()
+        return self.files % step == 0 or self._due()
 
     def file_done(self, name: str, *, skipped: bool) -> None:
         """Count one file processed (stored or skipped as unchanged)."""
@@ -150,7 +156,7 @@ class StoreProgress(TerminalBar):
         if self._update(file=name, files=self._files_text()):
             pass
         elif self._step_due():
-            self._last_line = time.monotonic()
+            self._last_line, self._logged_chunks = time.monotonic(), self.chunks
             self.logger.info(
                 "Stored %s file(s), %s chunk(s) embedded", self._files_text(), self._chunks_text()
             )
