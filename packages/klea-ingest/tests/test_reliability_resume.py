@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-from ingest_store_support import make_builder, write_source
+from ingest_store_support import CountingEmbeddings, make_builder, write_source
 from klea_utils.stores._ingest import store_progress
 from klea_utils.stores.utils import instantiate_vector_store
-from langchain_core.embeddings import DeterministicFakeEmbedding, Embeddings
+from langchain_core.embeddings import DeterministicFakeEmbedding
 
 pytestmark = pytest.mark.slow
 
@@ -44,19 +44,6 @@ make_builder(Slow(size=16), batch=4).store_all(iter(results), sys.argv[2], "pape
 """
 
 
-class Counting(Embeddings):
-    def __init__(self) -> None:
-        self.inner = DeterministicFakeEmbedding(size=16)
-        self.embedded = 0
-
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        self.embedded += len(texts)
-        return self.inner.embed_documents(texts)
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.inner.embed_query(text)
-
-
 def test_killed_large_file_resumes_where_it_stopped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -76,7 +63,7 @@ def test_killed_large_file_resumes_where_it_stopped(
     assert 16 <= int(count.read_text()) < _CHUNKS
 
     monkeypatch.setattr(store_progress, "LOG_INTERVAL_S", 0.0)
-    embeddings = Counting()
+    embeddings = CountingEmbeddings(DeterministicFakeEmbedding(size=16))
     builder = make_builder(embeddings, batch=4)
     builder.logger.setLevel(logging.INFO)
     results = [write_source(source, "big.md", [f"big chunk {i} text" for i in range(_CHUNKS)])]
