@@ -5,8 +5,9 @@ Docling, ``crash`` files kill every worker that converts them, ``once`` files ki
 first worker only, ``big`` files leave the worker over a 100-byte memory cap. As on Ray,
 a worker runs its calls in the order they were sent, a dead worker answers every later
 call with an error, and a worker over its cap answers later calls ``deferred``. The real
-cluster is exercised by test_ray_parity and test_ray_cluster; here the retry, poison,
-retirement, pipelining and node-naming rules are checked in milliseconds.
+cluster is exercised by test_ray_parity, test_ray_cluster and test_ray_gpu_placement;
+here the retry, poison, retirement, pipelining and node-naming rules are checked in
+milliseconds.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from klea_utils.stores._ingest.ray_conversion import convert_on_ray
 from klea_utils.stores._ingest.ray_worker import RayFileResult, over_cap
 from klea_utils.stores.chunk_cache import ChunkCache, compute_file_hash
 from klea_utils.stores.chunk_worker import ChunkWorkerConfig
+from klea_utils.stores.ingest_exceptions import ClusterError
 from langchain_core.documents import Document
 
 
@@ -146,6 +148,7 @@ def _run(
     cpus: int = 2,
     device: str = "cpu",
     mem_limit: int | None = None,
+    gpus: int = 3,
 ) -> Any:
     items = []
     for name in names:
@@ -162,7 +165,7 @@ def _run(
         device=device,
     )
     ray = FakeRay(cpus)
-    ray.gpus = 3
+    ray.gpus = gpus
     results = convert_on_ray(ray, logging.getLogger("test-ray-dispatch"), config, items, batch)
     return ray, {r.file_name: r for r in results}, items
 
@@ -224,6 +227,22 @@ def test_a_cuda_run_asks_for_one_gpu_per_worker(
     assert {o["num_cpus"] for o in ray.options} == {1}
     assert {args[0]["device"] for args in ray.init_args} == {worker_device}
     assert len(ray.actors) == actors  # one per CPU, or one per GPU on a CUDA run
+
+
+def test_a_cuda_run_on_a_cluster_without_gpu_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ClusterError, match="the Ray cluster has no GPU for a conversion worker"):
+        _run(tmp_path, ["ok1.md"], device="cuda", gpus=0)
+
+
+def test_the_node_of_each_finished_file_is_logged_at_debug_level(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="test-ray-dispatch")
+    _run(tmp_path, ["ok1.md", "error.md", "ok2.md"], cpus=1)
+    finished = [r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG]
+    assert sorted(finished) == [
+        f"Ray worker on node 10.0.0.7 finished {name}" for name in ("error.md", "ok1.md", "ok2.md")
+    ]
 
 
 def test_a_worker_is_sent_its_next_file_before_it_answers(tmp_path: Path) -> None:

@@ -23,7 +23,8 @@ unanswered one is the file it is converting. The rules are the local ones
   dispatcher);
 - a worker with no answer for ``file_timeout_s`` is killed and treated as dead.
 
-Failed files name the node that handled them. Results come back in ``items`` order as
+Failed files name the node that handled them, and each finished file's node is logged
+at debug level (``-vv``). Results come back in ``items`` order as
 :class:`~klea_utils.stores.chunk_worker.ChunkItemResult`, as the local dispatcher returns.
 """
 
@@ -218,6 +219,7 @@ class _RayDispatch:
             self.pending.appendleft(item)
             worker.retiring = True
         else:
+            self.logger.debug("Ray worker on node %s finished %s", worker.node, Path(item[0]).name)
             self._record(self._result(item, answer, worker.node))
             cap = self.config.mem_limit_bytes
             if over_cap(answer.rss, cap):
