@@ -92,15 +92,23 @@ class _CpuSampler(threading.Thread):
         seen[me.pid] = ("driver", times.user + times.system)
         return seen
 
+    def _merge(self, sample: dict[int, tuple[str, float]]) -> None:
+        for pid, (kind, cpu) in sample.items():
+            known = self.last.get(pid)
+            if known is not None and kind == "other":
+                # An exited worker not yet reaped has an empty command line: keep its kind.
+                kind = known[0]
+            self.last[pid] = (kind, cpu)
+
     def run(self) -> None:
         while not self.stop.is_set():
-            self.last.update(self._sample())
+            self._merge(self._sample())
             time.sleep(0.1)
 
     def finish(self) -> dict[str, float]:
         self.stop.set()
         self.join()
-        self.last.update(self._sample())
+        self._merge(self._sample())
         shares: dict[str, float] = {}
         for pid, (kind, cpu) in self.last.items():
             before = self.start_cpu.get(pid, (kind, 0.0))[1]
