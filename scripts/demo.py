@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -220,6 +221,10 @@ def main() -> None:
         format="%(message)s",
         handlers=[RichHandler(console=console, show_path=False)],
     )
+    # The model libraries' own INFO lines and "Loading weights" bars would cross the output.
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    for name in ("sentence_transformers", "transformers", "huggingface_hub", "httpx"):
+        logging.getLogger(name).setLevel(logging.WARNING)
     workdir = args.workdir.resolve()
     if args.fresh:
         shutil.rmtree(workdir, ignore_errors=True)
