@@ -21,17 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.doc_chunker import StructureChunker
-from klea_utils.stores._ingest.token_counter import (
-    FALLBACK_TOKENIZER,
-    load_token_counter,
-    packaged_minilm_path,
-)
+from klea_utils.stores._ingest.token_counter import load_token_counter, packaged_minilm_path
 from klea_utils.stores.ingest_exceptions import ChunkBudgetError
 from langchain_core.documents import Document
 
 __all__ = [
     "DEFAULT_MAX_TOKENS",
-    "FALLBACK_TOKENIZER",
     "MINILM_MAX_TOKENS",
     "OLLAMA_TOKENIZER",
     "Chunker",
@@ -141,7 +136,6 @@ class Chunker:
             raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
         self.max_tokens = max_tokens
         self.counter = load_token_counter(tokenizer_model, logger)
-        self.tokenizer_name = self.counter.name
         self._chunker = StructureChunker(
             self.counter, max_tokens=max_tokens, merge_peers=merge_peers
         )

