@@ -26,3 +26,19 @@ DATA = _data_dir()
 needs_data = pytest.mark.skipif(
     DATA is None and not os.environ.get("CI"), reason="shared/data/realpapers-dev not found"
 )
+
+
+def _wild_dir() -> Path | None:
+    for parent in Path(__file__).resolve().parents:
+        candidate = parent / "shared" / "data" / "realpapers-wild" / "pdf"
+        if candidate.is_dir():
+            return candidate
+    return None
+
+
+WILD = _wild_dir()
+"""The real-world PDFs (``shared/data/realpapers-wild/pdf``), ``None`` when absent."""
+
+needs_wild = pytest.mark.skipif(
+    WILD is None and not os.environ.get("CI"), reason="shared/data/realpapers-wild not found"
+)

@@ -148,6 +148,8 @@ def _recover(
     if ocr_quality.legible and (quality.empty or ocr_quality.word_share > quality.word_share):
         recovery.ocr.append(index + 1)
         return ocr
+    if quality.empty and ocr_quality.empty:
+        return page  # a nearly blank scan ("pdf.js" alone): its few characters, not unreadable
     recovery.unreadable.append(index + 1)
     return page
 

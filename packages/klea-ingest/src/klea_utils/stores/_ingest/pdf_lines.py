@@ -24,7 +24,10 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
 
+from klea_utils.stores._ingest.pdf_frames import Frame, dominant_quarter, quarter_of
+from klea_utils.stores._ingest.pdf_images import MIN_SCAN_COVER, image_cover
 from klea_utils.stores._ingest.pdf_ligatures import repair_ligatures
+from klea_utils.stores._ingest.text_quality import MIN_PAGE_CHARS
 
 __all__ = ["CELL_GAP_EM", "HYPHEN_MARK", "TIGHT_CELL_GAP_EM", "Line", "PageLines", "page_lines"]
 
@@ -100,6 +103,11 @@ class PageLines:
     lines: list[Line]
     raw_text: str
     has_images: bool = False
+    """The page draws images over at least :data:`~klea_utils.stores._ingest.pdf_images.
+    MIN_SCAN_COVER` of its area, inside forms too (a scan); measured only on pages whose
+    text layer is empty (:data:`~klea_utils.stores._ingest.text_quality.MIN_PAGE_CHARS`)."""
+    image_cover: float = 0.0
+    """Share of the page the images cover (0 where not measured)."""
 
 
 CELL_GAP_EM = 1.2
@@ -120,6 +128,11 @@ class _Char:
     font: int
     face: int = 0
     """The font object the glyph is drawn with (the style id ``font`` is shared by fonts)."""
+    turn: int = 0
+    """The quarter turn of the glyph's baseline (:mod:`~klea_utils.stores._ingest.pdf_frames`);
+    its box is in the frame of that turn."""
+    rotated: bool = False
+    """Drawn across the page's reading direction (another quarter, or at a slant)."""
 
 
 @dataclass(frozen=True)
@@ -164,33 +177,87 @@ def _char_text(code: int, font: _Font | None) -> str:
 
 
 def page_lines(pdf: Any, index: int) -> PageLines:
-    """Read the lines of page ``index`` (0-based) of an open ``pypdfium2.PdfDocument``."""
+    """Read the lines of page ``index`` (0-based) of an open ``pypdfium2.PdfDocument``.
+
+    Boxes are in the page's reading frame (:mod:`~klea_utils.stores._ingest.pdf_frames`):
+    the page turned so that most of its text runs left to right, whatever ``/Rotate`` or
+    the text matrix say; ``width`` and ``height`` are the turned page's.
+    """
     import pypdfium2.raw as raw
 
     page = pdf[index]
     try:
-        width, height = page.get_size()
+        box = page.get_bbox()
+        rotation = page.get_rotation()
         textpage = page.get_textpage()
         try:
             raw_text = str(textpage.get_text_range())
-            chars = _read_chars(raw, textpage.raw, height)
+            chars = _read_chars(raw, textpage.raw, Frame(0, *box))
         finally:
             textpage.close()
-        has_images = _has_images(raw, page.raw)
+        cover = 0.0
+        if len("".join(raw_text.split())) < MIN_PAGE_CHARS:  # no text layer: a scan?
+            cover = image_cover(raw, page.raw, box)
     finally:
         page.close()
+    frames = [Frame(q, *box) for q in range(4)]
+    quarter = dominant_quarter(c.turn for c in chars if c is not None and c.font != -1)
+    chars = _to_frames(chars, frames, quarter)
     fonts: dict[int, _Font] = {}
-    lines = [_line(group, index + 1, fonts) for group in _split_lines(chars)]
+    frame = frames[quarter]
+    built = [_line(group, index + 1, fonts, frames, quarter) for group in _split_lines(chars)]
+    lines = [ln for ln in built if ln is not None]
+    if (quarter - rotation // 90) % 4 == 3:
+        lines = _restore_order(lines)
     return PageLines(
-        index + 1, width, height, [ln for ln in lines if ln is not None], raw_text, has_images
+        index + 1,
+        frame.width,
+        frame.height,
+        lines,
+        raw_text,
+        has_images=cover >= MIN_SCAN_COVER,
+        image_cover=cover,
     )
 
 
-def _has_images(raw: Any, page: Any) -> bool:
-    for i in range(raw.FPDFPage_CountObjects(page)):
-        if raw.FPDFPageObj_GetType(raw.FPDFPage_GetObject(page, i)) == raw.FPDF_PAGEOBJ_IMAGE:
-            return True
-    return False
+def _restore_order(lines: list[Line]) -> list[Line]:
+    """Undo pdfium's order for text that runs down the displayed page.
+
+    pdfium lists the lines of such text bottom line first within each run of stacked lines
+    (a column with the heading over it), though the content draws them top first; a run of
+    lines each set above the one before it, overlapping it across, is turned back round.
+    """
+    out: list[Line] = []
+    run: list[Line] = []
+    for line in lines:
+        prev = run[-1] if run else None
+        if prev is not None and not (prev.rotated or line.rotated):
+            height = max(prev.bottom - prev.top, line.bottom - line.top, 1.0)
+            above = prev.top - line.bottom >= -0.3 * height
+            across = line.x0 < prev.x1 and prev.x0 < line.x1
+            if above and across:
+                run.append(line)
+                continue
+        out.extend(reversed(run))
+        run = [line]
+    out.extend(reversed(run))
+    return out
+
+
+def _to_frames(chars: list[_Char | None], frames: list[Frame], quarter: int) -> list[_Char | None]:
+    """Move the turned glyphs' user-space boxes into their own reading frame (upright ones
+    are there already) and mark the glyphs that run across the page's direction."""
+    if quarter or any(c is not None and c.turn for c in chars):
+        for char in chars:
+            if char is None or char.font == -1:
+                continue
+            if char.turn:
+                char.left, char.right, char.top, char.bottom = frames[char.turn].box(
+                    char.left, char.right, char.bottom, char.top
+                )
+            char.rotated = char.rotated or char.turn != quarter
+    repair_ligatures(chars)
+    return _attach_accents(chars)
 
 
 _STYLE_IDS: dict[_Font, int] = {}
@@ -205,15 +272,17 @@ def _style_id(info: _Font) -> int:
     return _STYLE_IDS[info]
 
 
-def _read_chars(raw: Any, tp: Any, page_height: float) -> list[_Char | None]:
-    """Characters in text-layer order; ``None`` marks a line break pdfium generated."""
+def _read_chars(raw: Any, tp: Any, upright: Frame) -> list[_Char | None]:
+    """Characters in text-layer order with their baseline's quarter turn; ``None`` marks a
+    line break pdfium generated. Boxes of upright glyphs are in the ``upright`` frame; those
+    of turned glyphs stay in user space (``bottom`` < ``top``) for :func:`_to_frames`."""
     count = raw.FPDFText_CountChars(tp)
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     fonts: dict[int, _Font] = {}
     out: list[_Char | None] = []
     last_obj: int | None = None
     obj_size = 0.0
-    current: tuple[_Font, int, int] | None = None
+    current: tuple[_Font, int, int, int, bool] | None = None
     high = 0  # a UTF-16 high surrogate waiting for its low half
     for i in range(count):
         code = raw.FPDFText_GetUnicode(tp, i)
@@ -243,32 +312,36 @@ def _read_chars(raw: Any, tp: Any, page_height: float) -> list[_Char | None]:
             info = (
                 _font_info(raw, font, weight, fonts) if font else _Font(False, False, False, False)
             )
-            angle = raw.FPDFText_GetCharAngle(tp, i)
-            rotated = angle > 0 and min(angle % math.pi, math.pi - angle % math.pi) > 0.05
-            font_id = _style_id(info) if not rotated else -2
+            turn, slanted = quarter_of(raw.FPDFText_GetCharAngle(tp, i))
+            font_id = _style_id(info)
             obj_size = _object_size(raw, obj) if obj else 0.0
             face = ctypes.cast(font, ctypes.c_void_p).value or 0 if font else 0
-            current = (info, font_id, face)
-        info, font_id, face = current
+            current = (info, font_id, face, turn, slanted)
+        info, font_id, face, turn, slanted = current
         text = _char_text(code, info)
         if not text:
             continue
         raw.FPDFText_GetCharBox(tp, i, left, right, bottom, top)
         size = obj_size or raw.FPDFText_GetFontSize(tp, i)
-        out.append(
-            _Char(
+        if turn:
+            char = _Char(
+                text, left.value, right.value, bottom.value, top.value, size, font_id, face
+            )
+        else:  # the upright frame, inline: most glyphs of most pages
+            x0, y1 = upright.x0, upright.y1
+            char = _Char(
                 text,
-                left.value,
-                right.value,
-                page_height - bottom.value,
-                page_height - top.value,
+                left.value - x0,
+                right.value - x0,
+                y1 - bottom.value,
+                y1 - top.value,
                 size,
                 font_id,
                 face,
             )
-        )
-    repair_ligatures(out)
-    return _attach_accents(out)
+        char.turn, char.rotated = turn, slanted
+        out.append(char)
+    return out
 
 
 _SPACING_ACCENTS = {
@@ -302,6 +375,8 @@ def _accent_target(chars: list[_Char | None], index: int) -> int | None:
     for j in range(max(0, index - _ACCENT_REACH), min(len(chars), index + _ACCENT_REACH + 1)):
         letter = chars[j]
         if j == index or letter is None or letter.font == -1 or len(letter.text) != 1:
+            continue
+        if letter.turn != accent.turn:
             continue
         if not letter.text.isalpha() or letter.text in _SPACING_ACCENTS:
             continue
@@ -367,7 +442,8 @@ def _object_size(raw: Any, obj: Any) -> float:
 
 
 def _split_lines(chars: list[_Char | None]) -> list[list[_Char]]:
-    """Split at pdfium's line breaks, and where the baseline jumps without one."""
+    """Split at pdfium's line breaks, where the baseline jumps without one, and where the
+    text turns (a vertical label right after a line of the body)."""
     groups: list[list[_Char]] = []
     current: list[_Char] = []
     for char in chars:
@@ -378,7 +454,10 @@ def _split_lines(chars: list[_Char | None]) -> list[list[_Char]]:
             continue
         if char.font != -1 and current:
             last = next((c for c in reversed(current) if c.font != -1), None)
-            if last is not None and last.text != " ":
+            if last is not None and last.turn != char.turn:
+                groups.append(current)
+                current = []
+            elif last is not None and last.text != " ":
                 line_h = max(last.bottom - last.top, 1.0)
                 jumped = (
                     abs(char.bottom - last.bottom) > 0.8 * line_h
@@ -394,13 +473,23 @@ def _split_lines(chars: list[_Char | None]) -> list[list[_Char]]:
     return groups
 
 
-def _line(chars: list[_Char], page_no: int, _fonts: dict[int, _Font]) -> Line | None:
+def _line(
+    chars: list[_Char], page_no: int, _fonts: dict[int, _Font], frames: list[Frame], quarter: int
+) -> Line | None:
     real = [c for c in chars if c.font != -1 and c.text.strip()]
     if not real:
         return None
+    box = (
+        min(c.left for c in real),
+        min(c.top for c in real),
+        max(c.right for c in real),
+        max(c.bottom for c in real),
+    )
+    if real[0].turn != quarter:  # built in its own frame, placed in the page's
+        box = frames[quarter].from_frame(frames[real[0].turn], *box)
     sizes = [c.size for c in real if c.size > 0]
     size = median(sizes) if sizes else median(c.bottom - c.top for c in real)
-    rotated = sum(c.font == -2 for c in real) > len(real) / 2
+    rotated = sum(c.rotated for c in real) > len(real) / 2
     fonts = [_STYLES.get(c.font) for c in real]
     bold_chars = [bool(f and f.bold) for f in fonts]
     bold = sum(bold_chars) >= 0.8 * len(real)
@@ -421,10 +510,10 @@ def _line(chars: list[_Char], page_no: int, _fonts: dict[int, _Font]) -> Line | 
     return Line(
         text=" ".join(text.split()) if not text.endswith(HYPHEN_MARK) else text,
         page_no=page_no,
-        x0=min(c.left for c in real),
-        top=min(c.top for c in real),
-        x1=max(c.right for c in real),
-        bottom=max(c.bottom for c in real),
+        x0=box[0],
+        top=box[1],
+        x1=box[2],
+        bottom=box[3],
         size=size,
         bold=bold,
         italic=italic,
