@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._ingest.ocr_orientation import read_upright
 from klea_utils.stores.ingest_exceptions import ConversionError, OcrUnavailableError
 
 __all__ = [
@@ -147,14 +148,17 @@ def ocr_page_lines(pdf: Any, index: int, path: Path, *, language: str = "eng") -
     from klea_utils.stores._ingest.pdf_lines import PageLines
 
     page = pdf[index]
-    try:
-        width, height = page.get_size()
+    try:  # rendered with the page's /Rotate applied; a sideways scan is turned by OSD
         image = page.render(scale=OCR_RENDER_SCALE).to_pil().convert("L")
     finally:
         page.close()
     with tempfile.TemporaryDirectory(prefix="klea-ocr-") as tmp:
-        image_path = Path(tmp) / f"page-{index + 1}.png"
-        image.save(image_path)
-        tsv = _read_page(image_path, path, index + 1, language, "tsv")
+        tsv, image = read_upright(
+            image,
+            Path(tmp),
+            lambda image_path: _read_page(image_path, path, index + 1, language, "tsv"),
+        )
+    width, height = (side / OCR_RENDER_SCALE for side in image.size)
     lines = _tsv_lines(tsv, index + 1, OCR_RENDER_SCALE)
-    return PageLines(index + 1, width, height, lines, "\n".join(ln.text for ln in lines), True)
+    text = "\n".join(ln.text for ln in lines)
+    return PageLines(index + 1, width, height, lines, text, True, image_cover=1.0)
