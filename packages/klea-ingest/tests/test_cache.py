@@ -153,3 +153,34 @@ def test_parent_kill_9_then_rerun_converts_only_what_is_missing(
     assert f"40 source file(s): {done} cached, {40 - done} to convert" in caplog.text
     assert not list(cache.chunks_dir.glob("*.tmp"))
     assert not list(cache.chunks_dir.glob("*.corrupt"))
+
+
+def test_a_changed_chunking_setting_re_chunks_and_an_unchanged_one_does_not(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, offline: None
+) -> None:
+    (doc,) = _corpus(tmp_path, 1)
+    logger = logging.getLogger("test-cache-settings")
+    logger.setLevel(logging.INFO)
+
+    def chunks(**options: int) -> list[Document]:
+        StoresBuilder("m", logger, **options).chunk_all(tmp_path, in_process=True)
+        (cached,) = iter_cached_files(tmp_path)
+        return cached.docs
+
+    wide = chunks(max_tokens=128)
+    with caplog.at_level(logging.INFO):
+        assert chunks(max_tokens=128) == wide
+    assert "1 cached, 0 to convert" in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        narrow = chunks(max_tokens=40)
+    assert "0 cached, 1 to convert" in caplog.text
+    assert len(narrow) > len(wide)
+    overlapped = chunks(max_tokens=40, overlap_sentences=1)
+    assert len(overlapped) >= len(narrow)
+    assert [d.metadata["chunk_index"] for d in overlapped] == list(range(len(overlapped)))
+    # a cache opened with other settings does not hand the entry out; one without, does
+    settings = ChunkCache(tmp_path).load(doc, compute_file_hash(doc))
+    assert settings is not None
+    other = {"rules": 2, "max_tokens": 40, "merge_peers": True, "overlap_sentences": 0}
+    assert ChunkCache(tmp_path, chunking=other).load(doc, compute_file_hash(doc)) is None

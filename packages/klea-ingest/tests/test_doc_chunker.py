@@ -1,17 +1,21 @@
 """Our structure chunker against Docling's ``HybridChunker``, the real thing it replaces.
 
-``StructureChunker`` follows ``HybridChunker``'s rules without importing it (importing it
-imports torch). The chunks must be the same, text, heading chain and items, on real papers
-converted by the model-free path, on a DOCX converted by Docling, and on random documents
-(hypothesis) of titles, headings, paragraphs, lists, tables with captions and code, at
-budgets from a dozen tokens (headings alone overflow, sentences are cut) to hundreds.
-The one difference on purpose, a table over the budget, is checked on its own terms:
-every piece fits and it is cut between lines where the lines fit.
+``StructureChunker`` follows ``HybridChunker``'s walk, split between items and merge
+without importing it (importing it imports torch). Where no text has to be cut the
+chunks must be the same, text, heading chain and items: on real papers converted by the
+model-free path, on a DOCX converted by Docling, and on random documents (hypothesis) of
+titles, headings, paragraphs, lists, tables with captions and code, at budgets from a
+dozen tokens (headings alone overflow) to hundreds. The two differences on purpose are
+checked on their own terms (``docs/decisions.md``, "Chunker"): text over the budget is
+cut at sentence ends (every piece fits, and on real papers pieces end where sentences
+do; the splitter itself is tested in ``test_sentences.py``), and a table over the budget
+is cut between lines where the lines fit.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import warnings
 from functools import cache
 from pathlib import Path
@@ -22,7 +26,13 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from ingest_corpus import write_docx
 from klea_utils.stores._ingest.conversion import Converter
-from klea_utils.stores._ingest.doc_chunker import StructureChunker, _serializer, table_triplets
+from klea_utils.stores._ingest.doc_chunker import (
+    RawChunk,
+    StructureChunker,
+    _serializer,
+    table_triplets,
+)
+from klea_utils.stores._ingest.sentences import split_sentences
 from klea_utils.stores._ingest.token_counter import (
     TokenCounter,
     load_token_counter,
@@ -74,17 +84,17 @@ def _docling(document: Any, max_tokens: int) -> list[Shape]:
     ]
 
 
-def _over_budget_table(document: Any, max_tokens: int) -> bool:
-    """Whether a table with its caption and headings exceeds ``max_tokens``."""
+def _cut_texts(document: Any, max_tokens: int) -> list[RawChunk]:
+    """The chunks, after the walk and the split between items, still over ``max_tokens``:
+    those whose text (or table) is cut, where we differ from ``HybridChunker`` on purpose."""
     chunker = StructureChunker(_counter(), max_tokens=max_tokens, merge_peers=False)
-    from docling_core.types.doc import TableItem
-
     serializer = _serializer(document)
-    return any(
-        any(isinstance(item, TableItem) for item in c.items)
-        and _counter().count(c.contextualized()) > max_tokens
-        for c in chunker._walk(document, serializer)
-    )
+    return [
+        split
+        for walked in chunker._walk(document, serializer)
+        for split in chunker._split_by_items(walked, serializer)
+        if _counter().count(split.contextualized()) > max_tokens
+    ]
 
 
 # -- the token counter --------------------------------------------------------------------
@@ -184,28 +194,56 @@ def documents(draw: st.DrawFn) -> Any:
 def test_random_documents_chunk_as_hybrid_chunker_does(document: Any, max_tokens: int) -> None:
     ours = _ours(document, max_tokens)
     assert all(_counter().count(text) <= max_tokens for text, _, _ in ours)
-    if _over_budget_table(document, max_tokens):
-        event("a table over the budget: checked by its own test")
+    if _cut_texts(document, max_tokens):
+        event("a text or table over the budget: cut on purpose otherwise, checked apart")
     else:
         event(f"compared with HybridChunker: {'several' if len(ours) > 1 else 'one'} chunk(s)")
         assert ours == _docling(document, max_tokens)
 
 
-@pytest.mark.parametrize("max_tokens", [256, 64])
-@pytest.mark.parametrize(
-    "name",
-    [
-        "2206.01062_doclaynet_p3.pdf",
-        "9802040_quantum-vs-classical.pdf",
-        "docling_code_and_formula.pdf",
-        "1803.07574_water-residence-time.pdf",
-    ],
-)
+REAL_PAPERS = [
+    "2206.01062_doclaynet_p3.pdf",
+    "9802040_quantum-vs-classical.pdf",
+    "docling_code_and_formula.pdf",
+    "1803.07574_water-residence-time.pdf",
+]
+
+
+@pytest.mark.parametrize("name", REAL_PAPERS)
 @needs_data
-def test_real_papers_chunk_as_hybrid_chunker_does(name: str, max_tokens: int) -> None:
+def test_real_papers_walk_and_merge_as_hybrid_chunker_does(name: str) -> None:
+    # a budget no item exceeds: the walk, headings, tables and merging are compared alone
     assert DATA is not None
     document = _convert(DATA / name)
-    assert _ours(document, max_tokens) == _docling(document, max_tokens)
+    assert not _cut_texts(document, 100_000)
+    assert _ours(document, 100_000) == _docling(document, 100_000)
+
+
+_SENTENCE_END = re.compile(r"""[.!?…][)\]"'’”]*$""")
+
+
+@pytest.mark.parametrize("max_tokens", [256, 64])
+@pytest.mark.parametrize(
+    "name", ["9802040_quantum-vs-classical.pdf", "1803.07574_water-residence-time.pdf"]
+)
+@needs_data
+def test_real_papers_are_cut_at_sentence_ends(name: str, max_tokens: int) -> None:
+    assert DATA is not None
+    document = _convert(DATA / name)
+    chunker = StructureChunker(_counter(), max_tokens=max_tokens, merge_peers=False)
+    inner_ends = []
+    for chunk in _cut_texts(document, max_tokens):
+        pieces = chunker._split_text(chunk)
+        assert all(_counter().count(p.contextualized()) <= max_tokens for p in pieces)
+        assert "".join("".join(p.text for p in pieces).split()) == "".join(chunk.text.split())
+        room = max_tokens - (
+            _counter().count(chunk.contextualized()) - _counter().count(chunk.text)
+        )
+        if all(_counter().count(s) <= room for s in split_sentences(chunk.text)):
+            inner_ends += [bool(_SENTENCE_END.search(p.text)) for p in pieces[:-1]]
+    # every piece but an item's last ends a sentence when no sentence is long
+    assert inner_ends
+    assert all(inner_ends)
 
 
 @cache
@@ -220,7 +258,8 @@ def test_a_docx_converted_by_docling_chunks_as_hybrid_chunker_does(tmp_path: Pat
 
     path = write_docx(tmp_path / "report.docx", "A Report on Chunks", sample_paragraphs(12))
     document = _convert(path)
-    for max_tokens in (40, 128):
+    for max_tokens in (128, 100_000):
+        assert not _cut_texts(document, max_tokens)
         assert _ours(document, max_tokens) == _docling(document, max_tokens)
 
 

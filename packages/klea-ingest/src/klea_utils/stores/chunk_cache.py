@@ -9,6 +9,12 @@ chunks a file has from the entry's first bytes, without reading its chunks (the 
 phase adds these up to show chunks embedded against a total). Entries written before the
 count was recorded lack it and are still read; their count is taken by parsing them.
 
+An entry also records the chunking settings it was cut with (``chunking``: budget,
+overlap, tokenizer, version of the rules). A cache opened with settings treats an entry
+cut with other settings, or written before settings were recorded, as missing, so the
+file is converted and chunked again; a cache opened without settings (the store phase)
+reads any entry.
+
 Entries are plain JSON so that reading a cache cannot run code: a papers folder handed
 over by someone else may carry a ``.klea-cache``. Pickled entries of klea-ingest before
 cache version 2 (``*.pkl``) are never opened; their files are converted again and the old
@@ -143,9 +149,12 @@ class ChunkCache:
 
     Args:
         source_dir: The source folder; the cache lives in ``<source_dir>/.klea-cache``.
+        chunking: The chunking settings (JSON values) entries must have been cut with, and
+            that :meth:`store` records; ``None`` reads entries of any settings.
     """
 
-    def __init__(self, source_dir: Path) -> None:
+    def __init__(self, source_dir: Path, *, chunking: Mapping[str, Any] | None = None) -> None:
+        self.chunking = dict(chunking) if chunking is not None else None
         self.source_dir = Path(source_dir).resolve()
         self.cache_dir = self.source_dir / CACHE_DIR_NAME
         self.chunks_dir = self.cache_dir / CHUNKS_DIR_NAME
@@ -196,13 +205,20 @@ class ChunkCache:
             raise ChunkCacheError(f"cannot read cache entry {entry}: {exc}") from exc
 
     def load(self, file_path: Path, file_hash: str) -> CachedFile | None:
-        """Return the entry for this file and hash, ``None`` if missing or corrupt."""
+        """The entry for this file and hash; ``None`` if missing, corrupt or cut otherwise."""
         entry = self.entry_path(file_path, file_hash)
         data = self._read(entry)
         if data is None:
             return None
         try:
             payload = self._payload(data, file_path, file_hash)
+        except Exception as exc:  # any decoding or shape failure means a corrupt entry
+            self.quarantine(entry, f"{type(exc).__name__}: {exc}")
+            return None
+        if self.chunking is not None and payload.get("chunking") != self.chunking:
+            logger.info("%s: cached chunks were cut with other settings; re-chunking", file_path)
+            return None
+        try:
             return CachedFile(
                 file_path=self.source_dir / payload["rel_path"],
                 file_hash=payload["file_hash"],
@@ -260,6 +276,8 @@ class ChunkCache:
             "metadata": cached.metadata,
             "headings": cached.headings,
         }
+        if self.chunking is not None:
+            payload["chunking"] = self.chunking
         try:
             data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
         except (TypeError, ValueError) as exc:

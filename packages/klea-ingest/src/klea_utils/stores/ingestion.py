@@ -20,7 +20,11 @@ from klea_utils.stores._ingest.chunk_phase import (
     warn_if_forced_max_tokens,
     warn_if_pdfs_fall_back,
 )
-from klea_utils.stores._ingest.chunking import resolve_max_tokens, tokenizer_for
+from klea_utils.stores._ingest.chunking import (
+    DEFAULT_OVERLAP_SENTENCES,
+    resolve_max_tokens,
+    tokenizer_for,
+)
 from klea_utils.stores._ingest.collection_lock import collection_lock
 from klea_utils.stores._ingest.conversion import validate_device
 from klea_utils.stores._ingest.folded_results import FoldedResults
@@ -80,6 +84,9 @@ class StoresBuilder:
             docs/guides/scaling-out.md). ``None`` (default) keeps everything local.
         ray_embed: Also embed on the cluster, in workers that load the model once
             (needs ``ray_address``); ``embeddings`` then must be ``None``.
+        overlap_sentences: Sentences that end a piece of a text cut to the budget and are
+            repeated at the start of its next piece. The chunk cache keys entries on this,
+            ``max_tokens``, ``merge_peers`` and the tokenizer: a change re-chunks.
 
     Attributes:
         writer: The :class:`~klea_utils.stores.store_writer.StoreWriter` of the store phase
@@ -108,7 +115,11 @@ class StoresBuilder:
         force_max_tokens: bool = False,
         ray_address: str | None = None,
         ray_embed: bool = False,
+        overlap_sentences: int = DEFAULT_OVERLAP_SENTENCES,
     ) -> None:
+        if overlap_sentences < 0:
+            raise ValueError(f"overlap_sentences must be >= 0, got {overlap_sentences}")
+        self.overlap_sentences = overlap_sentences
         max_tokens = resolve_max_tokens(embedding_model, max_tokens, force=force_max_tokens)
         self.embedding_model = embedding_model
         self.logger = logger
@@ -151,6 +162,7 @@ class StoresBuilder:
             device=self.device,
             artifacts_path=str(self.artifacts_path) if self.artifacts_path else None,
             file_timeout_s=self.file_timeout_s,
+            overlap_sentences=self.overlap_sentences,
         )
 
     def chunk_all(
@@ -188,7 +200,7 @@ class StoresBuilder:
         """
         source_path = Path(source_path).resolve()
         files = self.writer.source_files(source_path)
-        cache = ChunkCache(source_path)
+        cache = ChunkCache(source_path, chunking=self.worker_config(source_path, None).chunking())
         file_headings, live, todo = scan_sources(files, cache, force, self.logger)
         self.logger.info(
             "%d source file(s): %d cached, %d to convert",

@@ -40,6 +40,7 @@ def build_processor(config: ChunkWorkerConfig, logger: logging.Logger) -> FilePr
         source_path=Path(config.source_path),
         max_tokens=config.max_tokens,
         merge_peers=config.merge_peers,
+        overlap_sentences=config.overlap_sentences,
         tokenizer_model=config.tokenizer_model,
         do_ocr=config.do_ocr,
         device=config.device,

@@ -9,28 +9,36 @@ found, and the fallback to the packaged MiniLM's, is
 :mod:`klea_utils.stores._ingest.token_counter`'s job.
 
 Every chunk carries ``page_start`` and ``page_end`` (1-based ints) when its items have page
-provenance (PDFs), so a reader can cite the page.
+provenance (PDFs), so a reader can cite the page, and its place in the file:
+``chunk_index`` (0, 1, 2... in reading order) and ``section_index`` (the same for a run of
+neighbouring chunks under one heading chain), so a retriever can widen a hit with its
+neighbours of the same section.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import re
 from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.doc_chunker import StructureChunker
+from klea_utils.stores._ingest.text_segments import segment_text
 from klea_utils.stores._ingest.token_counter import load_token_counter, packaged_minilm_path
 from klea_utils.stores.ingest_exceptions import ChunkBudgetError
 from langchain_core.documents import Document
 
 __all__ = [
+    "CHUNKING_VERSION",
+    "CHUNK_INDEX_KEY",
     "DEFAULT_MAX_TOKENS",
+    "DEFAULT_OVERLAP_SENTENCES",
     "MINILM_MAX_TOKENS",
     "OLLAMA_TOKENIZER",
+    "SECTION_INDEX_KEY",
     "Chunker",
     "chunk_pages",
+    "chunking_settings",
     "embedding_max_tokens",
     "resolve_max_tokens",
     "tokenizer_for",
@@ -38,6 +46,18 @@ __all__ = [
 
 DEFAULT_MAX_TOKENS = 450
 """Chunk budget when the embedding model reads at least this many tokens (bge-m3 does)."""
+
+DEFAULT_OVERLAP_SENTENCES = 0
+"""Sentences repeated from the end of a cut text at the start of its next piece."""
+
+CHUNKING_VERSION = 2
+"""Version of the chunking rules (2: text cut at sentence ends), part of the cache key."""
+
+CHUNK_INDEX_KEY = "chunk_index"
+"""Metadata key of a chunk's position in its file (0-based, reading order)."""
+
+SECTION_INDEX_KEY = "section_index"
+"""Metadata key shared by a run of neighbouring chunks under one heading chain."""
 
 OLLAMA_TOKENIZER = "BAAI/bge-m3"
 """Tokenizer used to count chunks for Ollama models, whose own tokenizer is not reachable."""
@@ -103,6 +123,23 @@ def resolve_max_tokens(embedding_model: str, max_tokens: int | None, *, force: b
     return max_tokens
 
 
+def chunking_settings(
+    *, max_tokens: int, merge_peers: bool, tokenizer_model: str, overlap_sentences: int
+) -> dict[str, Any]:
+    """The settings that decide a file's chunks; the chunk cache keys its entries on them.
+
+    A tokenizer folder counts by its name, so a moved environment keeps its cache.
+    """
+    folder = Path(tokenizer_model)
+    return {
+        "rules": CHUNKING_VERSION,
+        "max_tokens": max_tokens,
+        "merge_peers": merge_peers,
+        "overlap_sentences": overlap_sentences,
+        "tokenizer": folder.name if folder.is_dir() else tokenizer_model,
+    }
+
+
 def chunk_pages(doc_items: Any) -> tuple[int, int] | None:
     """First and last page (1-based) of a chunk's items, ``None`` without provenance."""
     pages = [
@@ -122,6 +159,8 @@ class Chunker:
         merge_peers: Merge undersized chunks that share headings.
         tokenizer_model: Hugging Face tokenizer id or folder (fallback: packaged MiniLM).
         logger: Receives fallback warnings.
+        overlap_sentences: Sentences that end a piece of a cut text repeated at the start
+            of the next piece.
     """
 
     def __init__(
@@ -131,13 +170,17 @@ class Chunker:
         merge_peers: bool,
         tokenizer_model: str,
         logger: logging.Logger,
+        overlap_sentences: int = DEFAULT_OVERLAP_SENTENCES,
     ) -> None:
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
         self.max_tokens = max_tokens
         self.counter = load_token_counter(tokenizer_model, logger)
         self._chunker = StructureChunker(
-            self.counter, max_tokens=max_tokens, merge_peers=merge_peers
+            self.counter,
+            max_tokens=max_tokens,
+            merge_peers=merge_peers,
+            overlap_sentences=overlap_sentences,
         )
 
     def warm_up(self) -> None:
@@ -149,39 +192,26 @@ class Chunker:
         return self.counter.count(text)
 
     def _fit(self, text: str, body: str) -> list[str]:
-        """``text`` split at sentence ends (then words) so no piece exceeds ``max_tokens``.
+        """``text`` cut at sentence ends (then clauses, words) so no piece exceeds the budget.
 
         Normalisation can change a chunk's count by a few tokens after it was cut; the
-        embedder would cut those, so the chunk is split instead.
+        embedder would cut those, so the chunk is split instead, each piece keeping the
+        heading lines that prefix ``body``.
         """
         if self.count_tokens(text) <= self.max_tokens:
             return [text]
         prefix = text[: len(text) - len(body)] if body and text.endswith(body) else ""
-        units = [u for u in re.split(r"(?<=[.!?;:])\s+|\n", body) if u.strip()]
-        pieces: list[str] = []
-        current = ""
-        for unit in units:
-            candidate = f"{current} {unit}".strip() if current else unit
-            if self.count_tokens(prefix + candidate) <= self.max_tokens:
-                current = candidate
-                continue
-            if current:
-                pieces.append(prefix + current)
-            current = ""
-            for word in unit.split():
-                candidate = f"{current} {word}".strip()
-                if current and self.count_tokens(prefix + candidate) > self.max_tokens:
-                    pieces.append(prefix + current)
-                    candidate = word
-                current = candidate
-        if current:
-            pieces.append(prefix + current)
-        return pieces
+        room = self.max_tokens - self.count_tokens(prefix)
+        if room < 1:
+            prefix, room = "", self.max_tokens
+            body = text
+        return [prefix + piece for piece in segment_text(body, room, self.count_tokens)]
 
     def chunk(self, document: Any, *, file_name: str, file_hash: str) -> list[Document]:
         """Return the chunks of ``document`` with ``file_name``, ``file_hash``, ``headings``.
 
-        PDF chunks also carry ``page_start`` and ``page_end`` (1-based ints).
+        PDF chunks also carry ``page_start`` and ``page_end`` (1-based ints). Every chunk
+        carries :data:`CHUNK_INDEX_KEY` and :data:`SECTION_INDEX_KEY`.
 
         ``page_content`` is the contextualized text (heading chain, then the chunk's text)
         passed through ``normalize_text``; ``headings`` lists the heading chain, most
@@ -190,6 +220,8 @@ class Chunker:
         from klea_utils.stores.utils import normalize_text
 
         docs: list[Document] = []
+        section = -1
+        chain: object = object()
         for chunk in self._chunker.chunk(document):
             text = normalize_text(chunk.contextualized()).strip()
             if not text:
@@ -200,8 +232,14 @@ class Chunker:
                 "file_hash": file_hash,
                 "headings": [normalize_text(h) for h in chunk.headings or ()],
             }
+            if metadata["headings"] != chain:
+                chain, section = metadata["headings"], section + 1
+            metadata[SECTION_INDEX_KEY] = section
             pages = chunk_pages(chunk.items)
             if pages is not None:
                 metadata["page_start"], metadata["page_end"] = pages
-            docs.extend(Document(page_content=p, metadata=dict(metadata)) for p in pieces)
+            for piece in pieces:
+                docs.append(
+                    Document(page_content=piece, metadata={**metadata, CHUNK_INDEX_KEY: len(docs)})
+                )
         return docs

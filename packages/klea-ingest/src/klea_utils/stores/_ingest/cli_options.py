@@ -35,6 +35,7 @@ __all__ = [
     "Model",
     "Ocr",
     "OldModel",
+    "OverlapSentences",
     "Quiet",
     "RayAddress",
     "RayEmbed",
@@ -102,6 +103,17 @@ MaxTokens = Annotated[
         "--max-tokens",
         min=1,
         help="Maximum tokens per chunk (default: what the embedding model reads, at most 450).",
+        show_default=False,
+    ),
+]
+OverlapSentences = Annotated[
+    int | None,
+    typer.Option(
+        "--overlap-sentences",
+        min=0,
+        metavar="N",
+        help="Repeat the last N sentences of a text cut to the budget at the start of its "
+        "next chunk (default: 0). A changed value re-chunks cached files.",
         show_default=False,
     ),
 ]
@@ -189,6 +201,7 @@ def make_builder(
     *,
     max_tokens: int | None = None,
     force_max_tokens: bool = False,
+    overlap_sentences: int | None = None,
     do_ocr: bool = True,
     embed_batch_size: int = 256,
     store_uri: str | None = None,
@@ -196,10 +209,12 @@ def make_builder(
     ray_address: str | None = None,
     ray_embed: bool = False,
 ) -> StoresBuilder:
+    from klea_utils.stores._ingest.chunking import DEFAULT_OVERLAP_SENTENCES
     from klea_utils.stores.ingestion import StoresBuilder
     from klea_utils.stores.store_uri import StoreURI
 
     local = StoreURI.vector(store_uri).local_path if store_uri else None
+    overlap = DEFAULT_OVERLAP_SENTENCES if overlap_sentences is None else overlap_sentences
     builder = StoresBuilder(
         model,
         logger,
@@ -211,6 +226,7 @@ def make_builder(
         device=device,
         ray_address=ray_address,
         ray_embed=ray_embed,
+        overlap_sentences=overlap,
     )
     builder.writer.report_missing = False  # report_store prints the one summary line
     return builder

@@ -1,8 +1,8 @@
 """Token-aware chunks of a ``DoclingDocument``, following its structure.
 
-The rules are those of Docling's ``HybridChunker``, and on documents without over-long
-tables the chunks are the same (``tests/test_doc_chunker.py`` compares the two on
-generated documents and real papers):
+The walk, the split between items and the merge are those of Docling's ``HybridChunker``,
+and on documents whose items fit the budget the chunks are the same
+(``tests/test_doc_chunker.py`` compares the two on generated documents and real papers):
 
 1. **Walk.** Items are visited in reading order. A title or section header opens a level
    of the heading chain and closes the deeper ones; every other item (a paragraph, a whole
@@ -11,10 +11,13 @@ generated documents and real papers):
    tables as ``row, column = value`` triplets) and carrying the current heading chain.
 2. **Split by items.** A chunk of several items (a list) that does not fit is cut
    between items into the longest runs that fit.
-3. **Split text.** A chunk still over the budget is cut with ``semchunk`` at the
-   strongest boundary that fits (paragraphs, then sentences, then words), leaving room for
-   its headings; if the headings alone leave no room, they are dropped from that chunk.
-   A table is cut between its lines instead, then long lines by ``semchunk``.
+3. **Split text.** A chunk still over the budget is cut by
+   :func:`~klea_utils.stores._ingest.text_segments.segment_text`: whole sentences packed
+   into pieces that fit, a sentence cut at clauses (then words) only when it alone is over
+   the budget, and optionally the last sentences of a piece repeated at the start of the
+   next (``overlap_sentences``). Room is left for the chunk's headings; if the headings
+   alone leave no room, they are dropped from that chunk. A table is cut between its
+   lines instead, then long lines as text.
 4. **Merge peers.** Neighbouring chunks under the same heading chain are joined while
    the result fits.
 
@@ -25,10 +28,14 @@ Why not ``HybridChunker`` itself: importing it imports transformers and so torch
 package imports a Hugging Face tokenizer module), which costs a conversion worker about
 4 CPU-seconds of start-up on every fresh process, most of a worker's start-up on a
 model-free PDF run. This module needs only ``docling_core``'s document types and Markdown
-serializer, ``semchunk`` and a :class:`~klea_utils.stores._ingest.token_counter.TokenCounter`.
-One difference, on purpose: a table over the budget is cut between its caption and
-triplet lines, which are kept whole where they fit; Docling cuts such a table by token
-count and glues its lines without a separator.
+serializer and a :class:`~klea_utils.stores._ingest.token_counter.TokenCounter`.
+
+Two differences, on purpose (``docs/decisions.md``, "Chunker"): text over the budget is
+cut at sentence ends, where ``HybridChunker``'s ``semchunk`` fills the budget and so
+often cut a sentence at a comma or between words, the piece holding an answer starting
+mid-sentence while the words that lead to it sat in the piece before; and a table over
+the budget is cut between its caption and triplet lines, which are kept whole where they
+fit (Docling cuts such a table by token count and glues its lines without a separator).
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ import logging
 from dataclasses import dataclass, replace
 from typing import Any
 
+from klea_utils.stores._ingest.text_segments import segment_text
 from klea_utils.stores._ingest.token_counter import TokenCounter
 
 __all__ = ["RawChunk", "StructureChunker"]
@@ -138,22 +146,33 @@ class StructureChunker:
         counter: Counts tokens (the embedding model's tokenizer).
         max_tokens: Budget of a chunk's contextualized text.
         merge_peers: Join neighbouring chunks under the same headings while they fit.
+        overlap_sentences: Whole sentences that end a piece of a split text and are
+            repeated at the start of the next piece (as many as fit; 0: none).
     """
 
-    def __init__(self, counter: TokenCounter, *, max_tokens: int, merge_peers: bool) -> None:
+    def __init__(
+        self,
+        counter: TokenCounter,
+        *,
+        max_tokens: int,
+        merge_peers: bool,
+        overlap_sentences: int = 0,
+    ) -> None:
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+        if overlap_sentences < 0:
+            raise ValueError(f"overlap_sentences must be >= 0, got {overlap_sentences}")
         self.counter = counter
         self.max_tokens = max_tokens
         self.merge_peers = merge_peers
-        self._segmenters: dict[int, Any] = {}
+        self.overlap_sentences = overlap_sentences
 
     def warm_up(self) -> None:
-        """Import what chunking needs (Docling's document types and serializer, semchunk)."""
+        """Import what chunking needs (Docling's document types and serializer)."""
         from docling_core.types.doc.document import DoclingDocument
 
         self.chunk(DoclingDocument(name="warm-up"))
-        self._segmenter(self.max_tokens)
+        self.counter.count("warm up")
 
     def chunk(self, document: Any) -> list[RawChunk]:
         """The chunks of ``document`` in reading order."""
@@ -256,15 +275,7 @@ class StructureChunker:
 
         if len(chunk.items) == 1 and isinstance(chunk.items[0], TableItem):
             return self._table_segments(chunk.text, room)
-        return list(self._segmenter(room)(chunk.text))
-
-    def _segmenter(self, room: int) -> Any:
-        """``semchunk``'s splitter for ``room`` tokens (one per size: it memoizes counts)."""
-        if room not in self._segmenters:
-            from semchunk.semchunk import chunkerify
-
-            self._segmenters[room] = chunkerify(self.counter, chunk_size=room)
-        return self._segmenters[room]
+        return segment_text(chunk.text, room, self.counter.count, overlap=self.overlap_sentences)
 
     def _table_segments(self, text: str, room: int) -> list[str]:
         """A table's lines packed into segments of ``room`` tokens; long lines cut."""
@@ -280,7 +291,7 @@ class StructureChunker:
             if self.counter.count(line) <= room:
                 current = line
             else:
-                segments.extend(self._segmenter(room)(line))
+                segments.extend(segment_text(line, room, self.counter.count))
                 current = ""
         if current:
             segments.append(current)

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._ingest.chunking import Chunker
+from klea_utils.stores._ingest.chunking import Chunker, chunking_settings
 from klea_utils.stores._ingest.conversion import Converter
 from klea_utils.stores.chunk_cache import CachedFile, ChunkCache, heading_chains
 from klea_utils.stores.ingest_exceptions import ConversionError
@@ -49,7 +49,8 @@ class FileProcessor:
 
     Args:
         source_path: The source folder (the cache lives inside it).
-        max_tokens, merge_peers, tokenizer_model: Chunking options.
+        max_tokens, merge_peers, tokenizer_model, overlap_sentences: Chunking options
+            (the cache keys entries on them: a changed setting re-chunks).
         do_ocr, device, artifacts_path: Conversion options.
         logger: Logger for warnings and per-file errors.
     """
@@ -65,8 +66,15 @@ class FileProcessor:
         device: str,
         artifacts_path: Path | None,
         logger: logging.Logger,
+        overlap_sentences: int = 0,
     ) -> None:
-        self.cache = ChunkCache(source_path)
+        settings = chunking_settings(
+            max_tokens=max_tokens,
+            merge_peers=merge_peers,
+            tokenizer_model=tokenizer_model,
+            overlap_sentences=overlap_sentences,
+        )
+        self.cache = ChunkCache(source_path, chunking=settings)
         self.logger = logger
         self._converter = Converter(
             do_ocr=do_ocr, device=device, artifacts_path=artifacts_path, logger=logger
@@ -75,6 +83,7 @@ class FileProcessor:
             "max_tokens": max_tokens,
             "merge_peers": merge_peers,
             "tokenizer_model": tokenizer_model,
+            "overlap_sentences": overlap_sentences,
         }
         self._chunker: Chunker | None = None
 

@@ -104,7 +104,7 @@ class _RayDispatch:
         self.batch_size = batch_size
         self.progress = progress
         self.total = len(items)
-        self.cache = ChunkCache(Path(config.source_path))
+        self.cache = ChunkCache(Path(config.source_path), chunking=config.chunking())
         self.doi_cache = open_doi_cache(self.cache.cache_dir)
         self.pending: deque[Item] = deque(items)
         self.retry: deque[Item] = deque()
@@ -117,6 +117,7 @@ class _RayDispatch:
         self.options = {
             "max_tokens": config.max_tokens,
             "merge_peers": config.merge_peers,
+            "overlap_sentences": config.overlap_sentences,
             "tokenizer_model": config.tokenizer_model,
             "do_ocr": config.do_ocr,
             "device": worker_device(config.device),

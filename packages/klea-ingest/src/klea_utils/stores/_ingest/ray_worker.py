@@ -64,6 +64,7 @@ class RayConversionWorker:
 
     Args:
         options: The conversion options: ``max_tokens``, ``merge_peers``,
+            ``overlap_sentences``,
             ``tokenizer_model``, ``do_ocr``, ``device``, ``artifacts_path`` (a folder
             on the worker's host, or ``None``), ``log_level`` and ``mem_limit_bytes``
             (the memory cap, checked before each file after the first, as in a local
@@ -88,6 +89,7 @@ class RayConversionWorker:
             source_path=self.root,
             max_tokens=options["max_tokens"],
             merge_peers=options["merge_peers"],
+            overlap_sentences=options.get("overlap_sentences", 0),
             tokenizer_model=options["tokenizer_model"],
             do_ocr=options["do_ocr"],
             device=options["device"],

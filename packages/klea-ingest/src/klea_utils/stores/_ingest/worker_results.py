@@ -38,6 +38,7 @@ class ChunkWorkerConfig:
         device: ``auto``, ``cpu``, ``cuda`` (or ``cuda:N``) for Docling's models.
         artifacts_path: Folder with Docling's models, if any.
         file_timeout_s: A worker showing no progress for this long is killed.
+        overlap_sentences: Sentences repeated at the start of the next piece of a cut text.
     """
 
     source_path: str
@@ -50,8 +51,13 @@ class ChunkWorkerConfig:
     device: str = "auto"
     artifacts_path: str | None = None
     file_timeout_s: float = 900.0
+    overlap_sentences: int = 0
 
     def __post_init__(self) -> None:
+        if self.overlap_sentences < 0:
+            raise ValueError(
+                f"ChunkWorkerConfig.overlap_sentences must be >= 0, got {self.overlap_sentences}"
+            )
         if self.max_tokens < 1:
             raise ValueError(f"ChunkWorkerConfig.max_tokens must be >= 1, got {self.max_tokens}")
         if self.mem_limit_bytes is not None and self.mem_limit_bytes < 1:
@@ -63,6 +69,17 @@ class ChunkWorkerConfig:
             raise ValueError(
                 f"ChunkWorkerConfig.file_timeout_s must be positive, got {self.file_timeout_s}"
             )
+
+    def chunking(self) -> dict[str, Any]:
+        """The chunking settings a cache entry is keyed on (``chunking_settings``)."""
+        from klea_utils.stores._ingest.chunking import chunking_settings
+
+        return chunking_settings(
+            max_tokens=self.max_tokens,
+            merge_peers=self.merge_peers,
+            tokenizer_model=self.tokenizer_model,
+            overlap_sentences=self.overlap_sentences,
+        )
 
 
 @dataclass(frozen=True)
