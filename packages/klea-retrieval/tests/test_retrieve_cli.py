@@ -110,6 +110,11 @@ def test_help_version_and_defaults_agree(capsys):
     assert capsys.readouterr().out.startswith("klea-retrieve (klea-retrieval ")
     assert retrieve_cli.DEFAULT_EMBEDDING_MODEL == DEFAULT_EMBEDDING_MODEL
     assert retrieve_cli.STORES_CONFIG_ENV_VAR == STORES_CONFIG_ENV_VAR
+    from klea_utils.stores._retrieval import context
+
+    assert retrieve_cli.DEFAULT_CONTEXT == context.DEFAULT_CONTEXT
+    assert retrieve_cli.DEFAULT_CONTEXT_TOKENS == context.DEFAULT_CONTEXT_TOKENS
+    assert "--context" in out
 
 
 def test_json_shows_authors_without_their_filter_variants(tmp_path, capsys, monkeypatch):

@@ -83,6 +83,8 @@ def test_retrieve_typed_filter(client):
         ({"query": "x", "filter": {"colour": "red"}}, 422, "Extra inputs are not permitted"),
         ({"query": "x", "domains": ["nope"]}, 400, "unknown domain 'nope'"),
         ({"query": "   "}, 400, "query must not be blank"),
+        ({"query": "x", "context": "page"}, 422, "'off', 'neighbours' or 'section'"),
+        ({"query": "x", "context_tokens": 0}, 422, "greater than or equal to 1"),
     ],
 )
 def test_retrieve_bad_input(client, payload, status, fragment):

@@ -8,14 +8,17 @@ agent framework that takes a LangChain retriever needs no glue::
     docs = retriever.invoke("How do chaperones help proteins fold?")
 
 Each document's metadata holds its final score under ``score`` and the per-store scores
-under ``_source_scores``. The async path runs the pipeline in a worker thread, so it does
-not block the event loop. Legs that failed are logged (see ``PipelineResult.notes``).
+under ``_source_scores``. With ``context="neighbours"`` (or ``"section"``) each document
+is widened with the chunks around it in its section (see
+:mod:`klea_utils.stores._retrieval.context`). The async path runs the pipeline in a
+worker thread, so it does not block the event loop. Legs that failed are logged (see
+``PipelineResult.notes``).
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Literal
 
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.pipeline import KleaPipeline
@@ -38,6 +41,9 @@ class KleaRetriever(BaseRetriever):
         domain: The domain to search; may be left out when the configuration has one.
         k: Hits per store and documents returned.
         metadata_filter: A filter in the DSL applied to every query, or ``None``.
+        context: ``off``, ``neighbours`` or ``section``: widen each hit with the chunks
+            around it in its section; ``None`` keeps the pipeline's setting.
+        context_tokens: Token budget of a widened passage; ``None``: the pipeline's.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -46,6 +52,8 @@ class KleaRetriever(BaseRetriever):
     domain: str = ""
     k: int = Field(default=5, ge=1)
     metadata_filter: dict[str, Any] | None = None
+    context: Literal["off", "neighbours", "section"] | None = None
+    context_tokens: int | None = Field(default=None, ge=1)
 
     @model_validator(mode="after")
     def _known_domain(self) -> KleaRetriever:
@@ -82,7 +90,13 @@ class KleaRetriever(BaseRetriever):
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
     ) -> list[Document]:
         result = self.pipeline.retrieve(
-            self.domain, query, metadata_filter=self.metadata_filter, k=self.k, limit=self.k
+            self.domain,
+            query,
+            metadata_filter=self.metadata_filter,
+            k=self.k,
+            limit=self.k,
+            context=self.context,
+            context_tokens=self.context_tokens,
         )
         for note in result.notes:
             run_manager.on_text(f"degraded: {note}\n")
@@ -98,6 +112,8 @@ class KleaRetriever(BaseRetriever):
             metadata_filter=self.metadata_filter,
             k=self.k,
             limit=self.k,
+            context=self.context,
+            context_tokens=self.context_tokens,
         )
         for note in result.notes:
             await run_manager.on_text(f"degraded: {note}\n")

@@ -7,7 +7,10 @@ For a domain of a :class:`~klea_utils.stores.config.RetrieverConfig`,
 fuses the ranked lists with :func:`~klea_utils.stores.utils.rrf_merge`, optionally
 re-ranks with a cross-encoder, blends in recency
 (:func:`~klea_utils.stores.utils.rerank_by_recency`) and returns ``(Document, score)``
-pairs, best first.
+pairs, best first. With ``context`` (``neighbours`` or ``section``) each hit is widened
+with the chunks around it in its section, up to ``context_tokens``
+(:mod:`klea_utils.stores._retrieval.context`), read from a store of the domain that can
+look chunks up by metadata (a BM25 corpus, Chroma, Qdrant).
 
 A pipeline loads its stores and models once (lazily, or at once with
 :meth:`KleaPipeline.load`) and is safe to share between threads, so a resident process
@@ -29,12 +32,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from klea_utils.stores._retrieval.context import (
+    DEFAULT_CONTEXT,
+    DEFAULT_CONTEXT_TOKENS,
+    NeighbourSource,
+    check_context,
+    neighbour_source,
+    widen_hits,
+)
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
 from klea_utils.stores.filters import validate_metadata_filter
 from klea_utils.stores.retrieval.base import BaseKleaRetriever
 from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager
 from klea_utils.stores.retrieval.vs import VSRetriever
+from klea_utils.stores.store_uri import StoreURI
 from klea_utils.stores.utils import (
     cross_encoder_rerank,
     load_cross_encoder,
@@ -93,9 +105,13 @@ class KleaPipeline:
         leg_timeout: Seconds a leg (vector or BM25) may take before it is left out of the
             answer with a note; ``None`` waits for it.
         logger: Receives the managers' messages (warnings for skipped stores).
+        context: ``off``, ``neighbours`` or ``section``: how :meth:`retrieve` widens each
+            hit with the chunks around it, unless a call says otherwise.
+        context_tokens: Token budget of a widened passage.
 
     Raises:
-        ValueError: When ``k`` is below 1 or ``leg_timeout`` is not positive.
+        ValueError: When ``k`` is below 1, ``leg_timeout`` is not positive, or the
+            context settings are not valid.
     """
 
     def __init__(
@@ -108,7 +124,11 @@ class KleaPipeline:
         recency: bool = True,
         leg_timeout: float | None = None,
         logger: logging.Logger | None = None,
+        context: str = DEFAULT_CONTEXT,
+        context_tokens: int = DEFAULT_CONTEXT_TOKENS,
     ) -> None:
+        self.context = check_context(context, context_tokens)
+        self.context_tokens = context_tokens
         if not _positive_int(k):
             raise ValueError(f"k must be an integer >= 1, got {k!r}")
         if leg_timeout is not None and not leg_timeout > 0:
@@ -179,6 +199,8 @@ class KleaPipeline:
         metadata_filter: dict[str, Any] | None = None,
         k: int | None = None,
         limit: int | None = None,
+        context: str | None = None,
+        context_tokens: int | None = None,
     ) -> PipelineResult:
         """Answer ``query`` from the stores of ``domain``.
 
@@ -189,10 +211,18 @@ class KleaPipeline:
             k: Hits per store (default: each store's configured ``default_k``, else the
                 pipeline's ``k``).
             limit: Fused results kept (default: all of them, up to ``k`` per store).
+            context: ``off``, ``neighbours`` or ``section`` (default: the pipeline's):
+                each hit widened with chunks around it in its section; a hit that a
+                better hit's passage already holds is dropped. Stores without chunk
+                order metadata leave hits as they are, with a note.
+            context_tokens: Token budget of a widened passage (default: the pipeline's).
 
         Raises:
-            ValueError: Unknown domain, malformed filter, or ``k``/``limit`` below 1.
+            ValueError: Unknown domain, malformed filter, ``k``/``limit`` below 1, or
+                invalid context settings.
         """
+        budget = self.context_tokens if context_tokens is None else context_tokens
+        mode = check_context(self.context if context is None else context, budget)
         self._check_domain(domain)
         for name, value in (("k", k), ("limit", limit)):
             if value is not None and not _positive_int(value):
@@ -226,7 +256,27 @@ class KleaPipeline:
             merged = cross_encoder_rerank(query, merged, model=model)
         if self.recency:
             merged = rerank_by_recency(merged)
-        return PipelineResult(domain, merged[:limit] if limit else merged, tuple(notes))
+        if mode == "off":
+            return PipelineResult(domain, merged[:limit] if limit else merged, tuple(notes))
+        widened, context_notes = widen_hits(
+            merged, self._neighbour_sources(domain), mode, budget, limit
+        )
+        return PipelineResult(domain, widened, (*notes, *context_notes))
+
+    def _neighbour_sources(self, domain: str) -> list[NeighbourSource]:
+        """The loaded stores of ``domain`` that can look chunks up, in-memory ones first."""
+        per_domain = self.config.domains[domain]
+        found = [
+            neighbour_source("bm25", store.name, store.loaded_object)
+            for store in per_domain.bm25_stores
+            if store.loaded_object is not None
+        ]
+        found += [
+            neighbour_source(StoreURI.vector(store.path).scheme, store.name, store.loaded_object)
+            for store in per_domain.vector_stores
+            if store.loaded_object is not None
+        ]
+        return [source for source in found if source is not None]
 
     def retrieve_all(
         self,
@@ -236,13 +286,23 @@ class KleaPipeline:
         metadata_filter: dict[str, Any] | None = None,
         k: int | None = None,
         limit: int | None = None,
+        context: str | None = None,
+        context_tokens: int | None = None,
     ) -> dict[str, PipelineResult]:
         """:meth:`retrieve` for each of ``domains`` (every domain by default), by domain."""
         chosen = list(domains) if domains else self.domains
         for domain in chosen:
             self._check_domain(domain)
         return {
-            d: self.retrieve(d, query, metadata_filter=metadata_filter, k=k, limit=limit)
+            d: self.retrieve(
+                d,
+                query,
+                metadata_filter=metadata_filter,
+                k=k,
+                limit=limit,
+                context=context,
+                context_tokens=context_tokens,
+            )
             for d in chosen
         }
 

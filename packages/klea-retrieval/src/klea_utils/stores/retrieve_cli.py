@@ -4,15 +4,18 @@ Usage::
 
     klea-retrieve [--stores-config FILE | --store COLLECTION=URI ... --bm25-store PATH ...]
                   [--domain D] [--filter JSON] [-k N] [--rerank MODEL]
-                  [--embedding-model SPEC] [--max-chars N] [--json] QUERY
+                  [--embedding-model SPEC] [--max-chars N] [--json]
+                  [--context off|neighbours|section] [--context-tokens N] QUERY
 
 With neither ``--stores-config`` nor stores, the file named by ``KLEA_STORES_CONFIG_FILE``
 is used. Every local store path is checked before anything is loaded.
 
 For each selected domain (every domain by default) the vector stores and the BM25 stores
 are queried with ``k`` each, every store's ranked list is fused with ``rrf_merge``, the
-result is optionally re-ranked by a cross-encoder, re-ranked by recency, truncated to
-``--max-chars`` and printed as the serialized reference material (or as JSON).
+result is optionally re-ranked by a cross-encoder, re-ranked by recency, each hit
+optionally widened with its neighbouring chunks of the same section (``--context``, up to
+``--context-tokens``), truncated to ``--max-chars`` and printed as the serialized
+reference material (or as JSON).
 """
 
 from __future__ import annotations
@@ -39,6 +42,12 @@ DEFAULT_MAX_CHARS = 20_000
 DEFAULT_EMBEDDING_MODEL = "huggingface:all-MiniLM-L6-v2"
 """``klea_utils.stores.embedding_models.DEFAULT_EMBEDDING_MODEL``, spelled out so that
 ``--help`` imports nothing heavy (a test keeps the two equal)."""
+
+DEFAULT_CONTEXT = "off"
+"""``klea_utils.stores._retrieval.context.DEFAULT_CONTEXT`` (a test keeps the two equal)."""
+
+DEFAULT_CONTEXT_TOKENS = 512
+"""``klea_utils.stores._retrieval.context.DEFAULT_CONTEXT_TOKENS`` (kept equal by a test)."""
 
 STORES_CONFIG_ENV_VAR = "KLEA_STORES_CONFIG_FILE"
 """``klea_utils.stores.utils.STORES_CONFIG_ENV_VAR`` (a test keeps the two equal)."""
@@ -144,6 +153,19 @@ def retrieve(
         int, typer.Option("--max-chars", min=1, help="Character budget of the output.")
     ] = DEFAULT_MAX_CHARS,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+    context: Annotated[
+        str,
+        typer.Option(
+            "--context",
+            metavar="off|neighbours|section",
+            help="Widen each hit with the chunks around it in its section: the next and "
+            "previous one (neighbours) or as many as fit (section), up to --context-tokens.",
+        ),
+    ] = DEFAULT_CONTEXT,
+    context_tokens: Annotated[
+        int,
+        typer.Option("--context-tokens", min=1, help="Token budget of a widened passage."),
+    ] = DEFAULT_CONTEXT_TOKENS,
     verbose: Annotated[
         int, typer.Option("-v", "--verbose", count=True, help="More log output (-vv: debug).")
     ] = 0,
@@ -157,6 +179,10 @@ def retrieve(
     ] = False,
 ) -> None:
     logger = _configure_logging(verbose, quiet)
+    if context not in ("off", "neighbours", "section"):
+        raise typer.BadParameter(
+            f"must be off, neighbours or section, got {context!r}", param_hint="'--context'"
+        )
     if rerank is not None and not rerank.strip():
         typer.echo(
             "klea-retrieve: error: --rerank needs a cross-encoder model name or folder, "
@@ -176,6 +202,8 @@ def retrieve(
         embedding_model=old_model or embedding_model,
         max_chars=max_chars,
         json=as_json,
+        context=context,
+        context_tokens=context_tokens,
     )
     from klea_utils.stores._retrieval.store_args import StoreArgsError
     from klea_utils.stores.exceptions import (
@@ -272,7 +300,13 @@ def run(args: Any, logger: logging.Logger) -> str:
 
     domains = args.domain or list(config.domains)
     pipeline = KleaPipeline(
-        config, embedding_model=args.embedding_model, k=args.k, rerank=args.rerank, logger=logger
+        config,
+        embedding_model=args.embedding_model,
+        k=args.k,
+        rerank=args.rerank,
+        logger=logger,
+        context=getattr(args, "context", DEFAULT_CONTEXT),
+        context_tokens=getattr(args, "context_tokens", DEFAULT_CONTEXT_TOKENS),
     )
     try:
         for domain in domains:

@@ -116,6 +116,18 @@ def build_app(service: KleaService, *, host: str = "127.0.0.1", port: int = 8765
         k=(int, Field(default=5, ge=1, le=MAX_K, description="Passages per domain.")),
         filter=(RetrieveFilter | None, Field(default=None)),  # type: ignore[arg-type]
         domains=(list[str] | None, Field(default=None, description="Default: all.")),
+        context=(  # type: ignore[arg-type]
+            Literal["off", "neighbours", "section"] | None,  # type: ignore[maybe-unrecognized-str-typeform]
+            Field(
+                default=None,
+                description="Widen each passage with the chunks around it in its section "
+                "(default: the server's, off unless configured).",
+            ),
+        ),
+        context_tokens=(
+            int | None,
+            Field(default=None, ge=1, description="Token budget of a widened passage."),
+        ),
     )
 
     @app.post("/api/retrieve", summary="Fused klea retrieval")
@@ -124,7 +136,14 @@ def build_app(service: KleaService, *, host: str = "127.0.0.1", port: int = 8765
         body: Any = request
         values = body.filter.model_dump(exclude_none=True) if body.filter else None
         try:
-            return await service.retrieve(body.query, k=body.k, filter=values, domains=body.domains)
+            return await service.retrieve(
+                body.query,
+                k=body.k,
+                filter=values,
+                domains=body.domains,
+                context=body.context,
+                context_tokens=body.context_tokens,
+            )
         except ValueError as exc:
             raise _bad_request(exc) from exc
 

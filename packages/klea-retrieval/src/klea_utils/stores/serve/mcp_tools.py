@@ -82,6 +82,16 @@ def build_mcp_server(service: KleaService) -> MCPServer:
             list[str] | None,
             Field(description=f"Domains to search (default all: {domains_known})."),
         ] = None,
+        context: Annotated[
+            Literal["off", "neighbours", "section"] | None,
+            Field(
+                description="Widen each passage with the chunks around it in its section: "
+                "the next and previous one (neighbours) or as many as fit (section)."
+            ),
+        ] = None,
+        context_tokens: Annotated[
+            int | None, Field(ge=1, description="Token budget of a widened passage.")
+        ] = None,
     ) -> dict[str, Any]:
         """Answer a question from the stores: fused vector + BM25 retrieval, re-ranked.
 
@@ -91,7 +101,14 @@ def build_mcp_server(service: KleaService) -> MCPServer:
         """
         values = filter.model_dump(exclude_none=True) if filter is not None else None
         try:
-            return await service.retrieve(query, k=k, filter=values, domains=domains)
+            return await service.retrieve(
+                query,
+                k=k,
+                filter=values,
+                domains=domains,
+                context=context,
+                context_tokens=context_tokens,
+            )
         except ValueError as exc:
             raise ToolError(str(exc)) from exc
 

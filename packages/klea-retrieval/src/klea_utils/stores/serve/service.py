@@ -141,11 +141,17 @@ class KleaService:
         k: int = 5,
         filter: dict[str, Any] | None = None,
         domains: Sequence[str] | None = None,
+        context: str | None = None,
+        context_tokens: int | None = None,
     ) -> dict[str, Any]:
         """The fused klea pipeline: passages, notes of degraded legs, and references.
 
+        ``context`` (``off``, ``neighbours``, ``section``; default: the pipeline's) widens
+        each passage with the chunks around it in its section, up to ``context_tokens``.
+
         Raises:
-            ValueError: Blank query, ``k`` out of range, unknown domain, bad filter.
+            ValueError: Blank query, ``k`` out of range, unknown domain, bad filter, bad
+                context settings.
         """
         if not query.strip():
             raise ValueError("query must not be blank")
@@ -159,6 +165,8 @@ class KleaService:
             metadata_filter=metadata_filter,
             k=k,
             limit=k,
+            context=context,
+            context_tokens=context_tokens,
         )
         passages = [
             _passage(domain, doc, score)
