@@ -32,7 +32,8 @@ boundary). The text layer is pypdfium2's ``get_text_range()`` of every page.
 punctuation, holding a letter or a suspicious character) is gibberish when it holds a
 private-use character, a dingbat (U+2700-27BF, U+2600-26FF, U+1F300-1FAFF), U+FFFD or
 another character of category Cc/Cs/Co/Cn, letters of two scripts (Greek counts as Latin,
-for units and formulas like ``μm``; Han, kana and Hangul count as one), or a run of 5+
+for units and formulas like ``μm``; Han, kana and Hangul count as one; letters of scripts
+written without spaces are left out, as Japanese sets ``Zipfの法則`` in one token), or a run of 5+
 Latin letters without a vowel (``aeiouy``, accents ignored) that is not all capitals.
 
     uv run --frozen python scripts/bench/pdf_wild.py [--files GLOB ...] [--source DIR]
@@ -96,7 +97,7 @@ def _script(ch: str) -> str:
     except ValueError:
         return "UNKNOWN"
     first = name.split(" ", 1)[0]
-    if first in ("CJK", "HIRAGANA", "KATAKANA", "HANGUL", "IDEOGRAPHIC"):
+    if first in ("CJK", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "HANGUL", "IDEOGRAPHIC"):
         return "CJK"
     if first in ("GREEK", "MODIFIER"):
         return "LATIN"
@@ -191,7 +192,9 @@ def is_gibberish(word: str) -> bool:
     """The module docstring's *Gibberish* for one stored word."""
     if any(_bad_char(c) for c in word):
         return True
-    scripts = {_script(c) for c in word if unicodedata.category(c)[0] == "L"}
+    # Japanese and Chinese set Latin words inside a sentence without a blank (``Zipfの法則``):
+    # a token of an unspaced script is a phrase, so only the other letters must agree
+    scripts = {_script(c) for c in word if unicodedata.category(c)[0] == "L" and not _unspaced(c)}
     return len(scripts) > 1 or _vowelless_run(word)
 
 

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from klea_utils.stores._ingest.pdf_lines import HYPHEN_MARK, Line, PageLines
+from klea_utils.stores._ingest.text_scripts import word_count
 
 __all__ = [
     "MAX_HEADING_WORDS",
@@ -99,6 +100,8 @@ _LEADERS = re.compile(r"(?:\.\s*){3,}\d{1,4}$")
 _PAGE_AT_END = re.compile(r"\s\d{1,4}$")
 CONTENTS_MIN_LEADERS = 5
 """Lines ending in dot leaders and a page number that make a page a table of contents."""
+_FULL_STOPS = (".", "\u3002", "\uff0e", "\u0964", "\u06d4")
+"""A sentence's last character: the Latin, ideographic, fullwidth, Devanagari and Urdu stops."""
 _MATHY = re.compile(r"[=<>≤≥∈∉⊂⊆∑∏∫√±×·→←↔⇒⇔∀∃∞∂∇≠≈∼∝|{}^_\\]")
 
 
@@ -138,8 +141,8 @@ def numbering_depth(text: str) -> int | None:
 def heading_level(line: Line, following: Line | None, ctx: Context) -> int | None:
     """Return the heading level (1 = top) of ``line``, or ``None`` when it is body text."""
     text = line.text.strip()
-    words = text.split()
-    if not words or len(words) > MAX_HEADING_WORDS or len(line.cells) > 2:
+    count = word_count(text)  # a line of Chinese holds more words than blanks
+    if not count or count > MAX_HEADING_WORDS or len(line.cells) > 2:
         return None
     if text.endswith((",", ";", "-", HYPHEN_MARK, "\u2013")) or text[:1].islower():
         return None
@@ -156,26 +159,24 @@ def heading_level(line: Line, following: Line | None, ctx: Context) -> int | Non
     depth = numbering_depth(text)
     name = name_match(_NUMBERED.sub(r"\g<rest>", text) if depth else text)
     large = line.size >= LARGE_RATIO * ctx.body_size
-    caps = (
-        sum(c.isupper() for c in text) >= 0.8 * sum(c.isalpha() for c in text) and len(words) <= 8
-    )
+    caps = sum(c.isupper() for c in text) >= 0.8 * sum(c.isalpha() for c in text) and count <= 8
     styled = line.bold or line.smallcaps or caps or large
-    if not (styled or depth) and line.width > 0.9 * ctx.column_width and len(words) > 6:
+    if not (styled or depth) and line.width > 0.9 * ctx.column_width and count > 6:
         return None  # a full-width plain line is body text that happens to be short of words
-    if text.endswith(".") and not (depth or name) and len(words) > 4:
+    if text.endswith(_FULL_STOPS) and not (depth or name) and count > 4:
         return None  # a sentence set in bold (a lemma, a caption) rather than a heading
     # a numbered line set in italics is a heading too (elsarticle's subsections)
     if depth is not None and (
-        styled or line.italic or name or (len(words) <= 8 and not text.endswith("."))
+        styled or line.italic or name or (count <= 8 and not text.endswith(_FULL_STOPS))
     ):
         return min(depth, 4)
-    if name and (styled or len(words) <= 3):
+    if name and (styled or count <= 3):
         return 1
     if not _body_follows(following, ctx):
         return None  # a label inside a figure or a table, not a section
     if large:
         return 1
-    if styled and len(words) <= 10:
+    if styled and count <= 10:
         return 2
     return None
 
@@ -222,5 +223,5 @@ def heading_wraps(line: Line, following: Line, body_size: float) -> bool:
         and following.x0 >= line.x0 - 1
         and not line.text.rstrip().endswith((".", ":", ";"))
         and numbering_depth(following.text) is None
-        and len(line.text.split()) + len(following.text.split()) <= MAX_HEADING_WORDS
+        and word_count(line.text) + word_count(following.text) <= MAX_HEADING_WORDS
     )

@@ -24,10 +24,18 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Any
 
+from klea_utils.stores._ingest.pdf_bidi import (
+    has_rtl,
+    rtl_base,
+    split_mixed_words,
+    visual_order,
+    visual_to_logical,
+)
 from klea_utils.stores._ingest.pdf_frames import Frame, dominant_quarter, quarter_of
 from klea_utils.stores._ingest.pdf_images import MIN_SCAN_COVER, image_cover
 from klea_utils.stores._ingest.pdf_ligatures import repair_ligatures
 from klea_utils.stores._ingest.text_quality import MIN_PAGE_CHARS
+from klea_utils.stores._ingest.text_scripts import word_gap_em
 
 __all__ = ["CELL_GAP_EM", "HYPHEN_MARK", "TIGHT_CELL_GAP_EM", "Line", "PageLines", "page_lines"]
 
@@ -46,6 +54,9 @@ _OT1 = {
     0x11: "\u0237", 0x19: "\u00df", 0x1A: "\u00e6", 0x1B: "\u0153", 0x1C: "\u00f8",
     0x1D: "\u00c6", 0x1E: "\u0152", 0x1F: "\u00d8",
 }  # fmt: skip
+_PRIVATE_USE = {0xF001: "fi", 0xF002: "fl"}
+"""Private-use codes with a meaning in common fonts (Adobe's and Apple's fi/fl ligatures);
+every other private-use code is a symbol font's glyph number and is dropped."""
 _OT1_FONT = re.compile(r"^(?:[A-Z]{6}\+)?(cm|CM)(?!U)[a-zA-Z]*\d+$")
 _BOLD_NAME = re.compile(
     r"bold|black|heavy|semibold|demi|\bmedi|[-,]bd\b|[-,]b$|^(?:[A-Z]{6}\+)?(?:cm|ec|t1)?bx|"
@@ -173,6 +184,8 @@ def _char_text(code: int, font: _Font | None) -> str:
         return table.get(code, "")
     if 0xD800 <= code < 0xE000:
         return ""
+    if 0xE000 <= code <= 0xF8FF:  # private use: a symbol font's own codes, no text
+        return _PRIVATE_USE.get(code, "")
     return chr(code)
 
 
@@ -458,12 +471,16 @@ def _split_lines(chars: list[_Char | None]) -> list[list[_Char]]:
                 groups.append(current)
                 current = []
             elif last is not None and last.text != " ":
-                line_h = max(last.bottom - last.top, 1.0)
+                # a dot or a kashida has a tiny box: the type size bounds the line height
+                line_h = max(last.bottom - last.top, 0.5 * last.size, 1.0)
                 jumped = (
                     abs(char.bottom - last.bottom) > 0.8 * line_h
                     and abs(char.top - last.top) > 0.8 * line_h
                 )
-                went_back = char.left < last.left - 6 * line_h
+                if has_rtl(char.text + last.text):  # the next line starts at the right
+                    went_back = char.right > last.right + 6 * line_h
+                else:
+                    went_back = char.left < last.left - 6 * line_h
                 if jumped and went_back:
                     groups.append(current)
                     current = []
@@ -495,12 +512,16 @@ def _line(
     bold = sum(bold_chars) >= 0.8 * len(real)
     italic = sum(bool(f and f.italic) for f in fonts) >= 0.8 * len(real)
     smallcaps = sum(bool(f and f.smallcaps) for f in fonts) >= 0.6 * len(real)
-    text, gaps, cells, tight_cells = _assemble(chars, size)
+    rtl = has_rtl("".join(c.text for c in real))
+    if rtl:
+        text, gaps, cells, tight_cells = _assemble_rtl(chars, size)
+    else:
+        text, gaps, cells, tight_cells = _assemble(chars, size)
     text = " ".join(text.split(" ")).strip()
     if not text:
         return None
     prefix = ""
-    if not bold and bold_chars[0]:
+    if not bold and bold_chars[0] and not rtl:
         n = 0
         while n < len(real) and bold_chars[n]:
             n += 1
@@ -536,6 +557,24 @@ def _prefix_by_chars(text: str, count: int) -> str:
     return text
 
 
+def _assemble_rtl(chars: list[_Char], size: float) -> tuple[str, list[float], list[str], list[str]]:
+    """:func:`_assemble` for a line with right-to-left letters: built in visual order,
+    then read in logical order (:mod:`klea_utils.stores._ingest.pdf_bidi`)."""
+    text, gaps, cells, tight = _assemble(visual_order(chars), size)
+    base = rtl_base(text)
+
+    def logical(part: str) -> str:
+        return split_mixed_words(visual_to_logical(part, base))
+
+    order = -1 if base else 1  # a right-to-left row's cells are read from the right
+    return (
+        logical(text),
+        gaps[::order],
+        [logical(c) for c in cells][::order],
+        [logical(c) for c in tight][::order],
+    )
+
+
 def _assemble(chars: list[_Char], size: float) -> tuple[str, list[float], list[str], list[str]]:
     """Text with spaces where glyphs are apart, gap widths, wide-gap and tight-gap cells."""
     parts: list[str] = []
@@ -546,10 +585,12 @@ def _assemble(chars: list[_Char], size: float) -> tuple[str, list[float], list[s
     tight_cell: list[str] = []
     prev: _Char | None = None
     space_pending = False
+    typed_space = False  # a space character of the text layer, not one pdfium generated
     em = max(size, 1.0)
     for char in chars:
         if char.font == -1 or not char.text.strip():
             space_pending = True
+            typed_space = typed_space or char.font != -1
             continue
         if prev is not None:
             gap = char.left - prev.right
@@ -559,7 +600,10 @@ def _assemble(chars: list[_Char], size: float) -> tuple[str, list[float], list[s
             if gap > TIGHT_CELL_GAP_EM * em:
                 tight.append("".join(tight_cell).strip())
                 tight_cell = []
-            if space_pending or gap > 0.25 * em:
+            word_gap = word_gap_em(prev.text[-1], char.text[0])
+            if space_pending and not typed_space and word_gap > TIGHT_CELL_GAP_EM:
+                space_pending = False  # pdfium's blank inside a run of Chinese or Thai
+            if space_pending or gap > word_gap * em:
                 if gap > 0.1 * em:
                     gaps.append(gap)
                 parts.append(" ")
@@ -569,7 +613,7 @@ def _assemble(chars: list[_Char], size: float) -> tuple[str, list[float], list[s
         cell.append(char.text)
         tight_cell.append(char.text)
         prev = char
-        space_pending = False
+        space_pending = typed_space = False
     cells.append("".join(cell).strip())
     tight.append("".join(tight_cell).strip())
     return "".join(parts), gaps, [c for c in cells if c], [c for c in tight if c]

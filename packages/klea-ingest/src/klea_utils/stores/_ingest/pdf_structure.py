@@ -39,6 +39,7 @@ from klea_utils.stores._ingest.headings import (
 )
 from klea_utils.stores._ingest.hyphens import Hyphenation
 from klea_utils.stores._ingest.page_furniture import is_stamp, remove_furniture
+from klea_utils.stores._ingest.pdf_bidi import rtl_base
 from klea_utils.stores._ingest.pdf_lines import (
     CELL_GAP_EM,
     HYPHEN_MARK,
@@ -46,13 +47,14 @@ from klea_utils.stores._ingest.pdf_lines import (
     Line,
     PageLines,
 )
+from klea_utils.stores._ingest.text_scripts import SENTENCE_END_CHARS, is_unspaced
 
 __all__ = ["TITLE_MIN_RATIO", "build_document", "join_lines"]
 
 TITLE_MIN_RATIO = 1.2
 """The title's type must be at least this many times the body size."""
 
-_SENTENCE_END = re.compile(r"[.!?:;)\]\"\u201d]$")
+_SENTENCE_END = re.compile(f"[{re.escape(SENTENCE_END_CHARS)}]$")
 _LEADER_CELL = re.compile(r"^[.\u2026\u00b7\s]+$")
 _CAPTION = re.compile(r"^(?:table|tab\.)\s*[\dIVX]+[a-z]?\s*[.:|\u2013\u2014]", re.IGNORECASE)
 
@@ -75,6 +77,8 @@ def join_lines(lines: list[str], hyphens: Hyphenation | None = None) -> str:
         elif text.endswith("-") and len(text) > 1 and text[-2].isalpha() and line[:1].islower():
             keep = hyphens is None or hyphens.keep(text[:-1], line)
             text = (text if keep else text[:-1]) + line
+        elif is_unspaced(text[-1]) and is_unspaced(line[:1]):
+            text += line  # a line break inside a Chinese or Thai sentence is no blank
         else:
             text = f"{text} {line}"
     return text.replace(HYPHEN_MARK, "")
@@ -104,13 +108,16 @@ def _merge_fragments(page: PageLines) -> None:
         if prev is not None and not prev.rotated and not line.rotated:
             mid = (line.top + line.bottom) / 2
             same_row = prev.top - 1 <= mid <= prev.bottom + 1
-            gap = line.x0 - prev.x1
+            # a right-to-left line goes on to the left of its first piece
+            rtl = rtl_base(prev.text) and rtl_base(line.text)
+            gap = prev.x0 - line.x1 if rtl else line.x0 - prev.x1
             em = max(prev.size, line.size, 1.0)
             single = len(line.cells) <= 1 and len(prev.cells) <= 1
             # pieces of one table cell (a gap narrower than a cell gap) join whatever the
             # row holds; two single-cell pieces join across a wider gap, as before
             near = gap < (3 * em if single else CELL_GAP_EM * em)
-            if same_row and line.x0 >= prev.x0 - 1 and near:
+            onward = line.x1 <= prev.x1 + 1 if rtl else line.x0 >= prev.x0 - 1
+            if same_row and onward and near:
                 _join_fragment(prev, line)
                 continue
         merged.append(line)
@@ -120,7 +127,8 @@ def _merge_fragments(page: PageLines) -> None:
 def _join_fragment(prev: Line, line: Line) -> None:
     """Append ``line`` to ``prev`` (same row); the longer piece sets size and style."""
     single = len(line.cells) <= 1 and len(prev.cells) <= 1
-    gap = line.x0 - prev.x1
+    rtl = rtl_base(prev.text) and rtl_base(line.text)
+    gap = prev.x0 - line.x1 if rtl else line.x0 - prev.x1
     # a sub- or superscript touches its base; a smaller piece a word space away is a word
     glue = (
         ""
@@ -140,6 +148,8 @@ def _join_fragment(prev: Line, line: Line) -> None:
     tight_gap = gap > TIGHT_CELL_GAP_EM * max(prev.size, 1.0)
     head, tail = prev.tight_cells or [""], line.tight_cells or [line.text]
     prev.tight_cells = [*head, *tail] if tight_gap else _join_cells(head, tail, glue)
+    if rtl:
+        prev.x0 = min(prev.x0, line.x0)
     prev.x1 = max(prev.x1, line.x1)
     prev.top, prev.bottom = min(prev.top, line.top), max(prev.bottom, line.bottom)
 

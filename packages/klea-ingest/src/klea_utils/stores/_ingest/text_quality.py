@@ -12,6 +12,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from klea_utils.stores._ingest.text_scripts import is_unspaced, script_of
+
 __all__ = ["MIN_PAGE_CHARS", "MIN_WORD_SHARE", "PageQuality", "assess"]
 
 MIN_PAGE_CHARS = 50
@@ -25,6 +27,12 @@ MAX_JUNK_SHARE = 0.1
 unreadable on its own."""
 
 _TOKEN = re.compile(r"\S+")
+_LOOKALIKE = re.compile(
+    r"[^\W\d_]\d+[^\W\d_]"  # a digit inside letters: ``n8pBbiH``, ``nony4aBwHe``
+    r"|[A-Z]{2}[a-z]{2}"  # capitals running into small letters: ``KBapTan``, ``CTpaxoBbiX``
+)
+"""Latin letters and digits standing in for another script's glyphs (an OCR layer that read
+Cyrillic as Latin: ``Hanoroea`` for ``Налоговая``): no word of a Latin language looks so."""
 _VOWELS = set("aeiouyàáâäãåæèéêëìíîïòóôöõøœùúûüýÿ")
 
 
@@ -65,14 +73,38 @@ def _junk(char: str) -> bool:
     return category in ("Cc", "Co", "Cn") and char not in "\t\n\r"
 
 
+def _punctuation(char: str) -> bool:
+    return unicodedata.category(char).startswith("P")
+
+
+def _strip_punctuation(token: str) -> str:
+    start, end = 0, len(token)
+    while start < end and _punctuation(token[start]):
+        start += 1
+    while end > start and _punctuation(token[end - 1]):
+        end -= 1
+    return token[start:end]
+
+
 def _wordlike(token: str) -> bool:
-    core = token.strip(".,;:!?()[]{}\"'`\u2018\u2019\u201c\u201d-\u2013\u2014")
+    core = _strip_punctuation(token)
+    # Thai, Devanagari and Arabic vowels are combining marks: part of the word
+    marks = sum(unicodedata.category(c).startswith("M") for c in core)
     letters = [c for c in core if c.isalpha()]
-    if len(letters) < 2 or len(letters) < 0.8 * len(core):
+    # ideographic commas and stops inside a run of Chinese are part of the sentence
+    inner = sum(_punctuation(c) and script_of(c) == "HAN" for c in core)
+    if len(letters) + marks < 0.8 * (len(core) - inner):
         return False
+    if len(letters) < 2 and not (letters and is_unspaced(letters[0])):
+        return False  # one Latin letter is no word; one Chinese character is
     if all(unicodedata.name(c, "").startswith("LATIN") for c in letters):
-        return any(c.lower() in _VOWELS for c in letters)
+        return any(c.lower() in _VOWELS for c in letters) and not _LOOKALIKE.search(core)
     return True
+
+
+def _letters_lead(token: str) -> bool:
+    letters = sum(c.isalpha() for c in token)
+    return letters > 0 and letters >= sum(c.isdigit() for c in token)
 
 
 def assess(text: str) -> PageQuality:
@@ -80,7 +112,8 @@ def assess(text: str) -> PageQuality:
     compact = "".join(text.split())
     chars = len(compact)
     tokens = [t for t in _TOKEN.findall(text) if any(c.isalnum() for c in t) or len(t) > 1]
-    alpha = [t for t in tokens if any(c.isalpha() for c in t) or _junk(t[0])]
+    # a number or a formula with a variable in it (``60000≤Q＜80000``) is no word, nor junk
+    alpha = [t for t in tokens if _letters_lead(t) or _junk(t[0])]
     word_share = sum(_wordlike(t) for t in alpha) / len(alpha) if alpha else 0.0
     junk_share = sum(_junk(c) for c in compact) / chars if chars else 0.0
     return PageQuality(chars=chars, word_share=word_share, junk_share=junk_share)

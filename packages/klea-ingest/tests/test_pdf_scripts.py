@@ -1,0 +1,166 @@
+"""Scripts on the offline PDF path: right-to-left lines, Chinese and Japanese, readability.
+
+Generated pages pin each rule with a font that has the script (DejaVu Sans: Hebrew, Arabic;
+reportlab's built-in Chinese CID font); real pages of ``shared/data/realpapers-wild`` show
+the words that were lost or damaged before (issue 24).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from klea_utils.stores._ingest.offline_pdf import convert_pdf_offline
+from klea_utils.stores._ingest.pdf_bidi import split_mixed_words, visual_to_logical
+from klea_utils.stores._ingest.pdf_lines import page_lines
+from klea_utils.stores._ingest.text_quality import assess
+from klea_utils.stores._ingest.text_scripts import dominant_scripts, script_of, word_count
+from realpapers import WILD, needs_wild
+
+pytestmark = pytest.mark.timeout(600)
+
+_DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+needs_dejavu = pytest.mark.skipif(
+    not _DEJAVU.is_file() and not os.environ.get("CI"), reason="fonts-dejavu-core not installed"
+)
+
+
+def _texts(path: Path) -> list[str]:
+    doc, _ = convert_pdf_offline(path, do_ocr=False)
+    return [item.text for item, _ in doc.iterate_items() if hasattr(item, "text")]
+
+
+# -- logical order ---------------------------------------------------------------------------
+
+_HEBREW = st.text(alphabet="אבגדהוזחטיכלמנסעפצקרשת", min_size=1, max_size=6)
+_LATIN = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=6)
+_NUMBER = st.integers(min_value=0, max_value=99999).map(str)
+_WORDS = st.lists(st.one_of(_HEBREW, _LATIN, _NUMBER), min_size=1, max_size=8)
+
+
+@given(_WORDS, st.booleans())
+def test_logical_order_round_trips_through_visual_order(words: list[str], rtl: bool) -> None:
+    logical = " ".join(words)
+    visual = visual_to_logical(logical, rtl)
+    assert visual_to_logical(visual, rtl) == logical
+    # each right-to-left word is drawn reversed; Latin words and numbers read as typed
+    expected = sorted(w[::-1] if w[0] in "אבגדהוזחטיכלמנסעפצקרשת" else w for w in words)
+    assert sorted(visual.split(" ")) == expected
+
+
+@given(st.lists(_HEBREW, min_size=1, max_size=8))
+def test_a_right_to_left_line_reads_from_the_right(words: list[str]) -> None:
+    line = " ".join(words)
+    assert visual_to_logical(line[::-1]) == line
+
+
+def test_numbers_and_dates_keep_their_digits_in_order() -> None:
+    assert visual_to_logical("1403/09/19 ךיראת") == "תאריך 1403/09/19"
+    assert visual_to_logical("%50 ןט 47.500") == "47.500 טן %50"
+
+
+def test_latin_and_arabic_letters_that_touch_are_two_words() -> None:
+    assert split_mixed_words("و Pythonمن") == "و Python من"
+    assert split_mixed_words("Zipfの法則") == "Zipfの法則"
+
+
+def _hebrew_page(tmp_path: Path) -> Path:
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+    from reportlab.pdfgen import canvas
+
+    pdfmetrics.registerFont(TTFont("DejaVu", str(_DEJAVU)))
+    path = tmp_path / "hebrew.pdf"
+    c = canvas.Canvas(str(path))
+    c.setFont("DejaVu", 12)
+    # one string in visual order, as most producers draw it
+    c.drawString(72, 700, visual_to_logical("שלום עולם 2024 Python טוב", True))
+    # the same kind of line drawn in logical order, glyph by glyph from the right
+    x = 500.0
+    for char in "ספר חדש":
+        x -= pdfmetrics.stringWidth(char, "DejaVu", 12)
+        c.drawString(x, 650, char)
+    c.save()
+    return path
+
+
+@needs_dejavu
+def test_a_hebrew_line_reads_in_logical_order_however_it_is_drawn(tmp_path: Path) -> None:
+    texts = _texts(_hebrew_page(tmp_path))
+    assert "שלום עולם 2024 Python טוב" in texts
+    assert "ספר חדש" in texts
+
+
+# -- Chinese and Japanese --------------------------------------------------------------------
+
+
+def test_script_helpers() -> None:
+    assert [script_of(c) for c in "aЖ中あー한ไب，"] == [
+        "LATIN", "CYRILLIC", "HAN", "HIRAGANA", "KATAKANA", "HANGUL", "THAI", "ARABIC", "HAN",
+    ]  # fmt: skip
+    assert word_count("これは追加の長い段落です。このセクションでは") > 10
+    assert dominant_scripts("Привет мир, hello") == ["CYRILLIC", "LATIN"]
+
+
+def test_a_chinese_line_keeps_no_blank_between_its_characters(tmp_path: Path) -> None:
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.cidfonts import UnicodeCIDFont
+    from reportlab.pdfgen import canvas
+
+    pdfmetrics.registerFont(UnicodeCIDFont("STSong-Light"))
+    path = tmp_path / "chinese.pdf"
+    c = canvas.Canvas(str(path))
+    c.setFont("STSong-Light", 12)
+    c.drawString(72, 700, "中文的句子没有空格，这是一个测试。")
+    c.save()
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        assert [ln.text for ln in page_lines(pdf, 0).lines] == [
+            "中文的句子没有空格，这是一个测试。"
+        ]
+    finally:
+        pdf.close()
+
+
+def test_a_chinese_table_page_is_readable() -> None:
+    text = "表 7.5 停车区用地指标基准值（公顷/处）\n八 2.5000 60000≤Q＜80000 20＜μ≤30\n" * 5
+    assert assess(text).readable
+
+
+# -- real pages ------------------------------------------------------------------------------
+
+
+@cache
+def _wild(name: str) -> str:
+    assert WILD is not None
+    return "\n".join(_texts(WILD / name))
+
+
+@needs_wild
+def test_arabic_ligatures_come_out_in_logical_order() -> None:
+    # camelot mednine.pdf: pdfium turns the lam-meem and lam-alef ligatures round
+    text = _wild("camelot__mednine.pdf")
+    assert "المصرح" in text
+    assert "املصرح" not in text
+    assert "الأصوات" in text
+
+
+@needs_wild
+def test_a_chinese_table_is_kept_not_replaced_by_ocr() -> None:
+    # pdfplumber issue-336: the page was judged unreadable and read again by English OCR
+    text = _wild("pdfplumber__issue-336-example.pdf")
+    assert "停车区用地指标基准值" in text
+
+
+@needs_wild
+def test_japanese_paragraphs_are_body_text_not_headings() -> None:
+    assert WILD is not None
+    doc, _ = convert_pdf_offline(WILD / "pdfjs__issue19971.pdf", do_ocr=False)
+    headings = [i.text for i, _ in doc.iterate_items() if i.label.value == "section_header"]
+    assert not any("地理" in h for h in headings)
+    assert "これは追加の長い段落です。このセクションでは" in _wild("pdfjs__issue19971.pdf")
