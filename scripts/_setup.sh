@@ -27,3 +27,34 @@ sync_workspace() {
     echo "==> uv sync --frozen" >&2
     uv sync --frozen --all-packages --all-extras --group dev --quiet
 }
+
+# ensure_files PATH:PKG ...: apt-get install PKG when PATH is missing (fonts and data files
+# have no command to look for).
+ensure_files() {
+    local wanted=() pair
+    for pair in "$@"; do
+        [ -e "${pair%%:*}" ] || wanted+=("${pair#*:}")
+    done
+    [ "${#wanted[@]}" -eq 0 ] && return 0
+    _apt_install "${wanted[@]}"
+}
+
+# ensure_tesseract_languages LANG ...: install tesseract's data for each language that
+# `tesseract --list-langs` does not name (Debian package tesseract-ocr-LANG, `_` as `-`).
+ensure_tesseract_languages() {
+    local have wanted=() lang
+    have="$(tesseract --list-langs 2>/dev/null || true)"
+    for lang in "$@"; do
+        grep -qx "$lang" <<<"$have" || wanted+=("tesseract-ocr-${lang//_/-}")
+    done
+    [ "${#wanted[@]}" -eq 0 ] && return 0
+    _apt_install "${wanted[@]}"
+}
+
+_apt_install() {
+    echo "==> installing system packages: $*" >&2
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    $sudo apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >&2
+}

@@ -8,13 +8,16 @@ text item per paragraph, so it chunks like any other conversion.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.ocr_orientation import read_upright
+from klea_utils.stores._ingest.text_scripts import join_words
 from klea_utils.stores.ingest_exceptions import ConversionError, OcrUnavailableError
 
 __all__ = [
@@ -108,6 +111,10 @@ def ocr_pdf(path: Path, *, language: str = "eng") -> object:
     return doc
 
 
+_BIDI_MARKS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Direction marks tesseract puts around right-to-left words: no text of the page."""
+
+
 def _tsv_lines(tsv: str, page_no: int, scale: float) -> list[Any]:
     """Group tesseract's TSV words into lines (PDF points, top-left origin)."""
     from klea_utils.stores._ingest.pdf_lines import Line
@@ -115,19 +122,19 @@ def _tsv_lines(tsv: str, page_no: int, scale: float) -> list[Any]:
     groups: dict[tuple[int, int, int], list[tuple[str, float, float, float, float]]] = {}
     for row in tsv.splitlines()[1:]:
         cols = row.split("\t")
-        if len(cols) < 12 or cols[0] != "5" or not cols[11].strip():
+        if len(cols) < 12 or cols[0] != "5" or not _BIDI_MARKS.sub("", cols[11]).strip():
             continue
         block, par, line = int(cols[2]), int(cols[3]), int(cols[4])
         left, top, width, height = (float(c) / scale for c in cols[6:10])
         groups.setdefault((block, par, line), []).append(
-            (cols[11].strip(), left, top, left + width, top + height)
+            (_BIDI_MARKS.sub("", cols[11]).strip(), left, top, left + width, top + height)
         )
     lines = []
     for words in groups.values():
         heights = sorted(w[4] - w[2] for w in words)
         lines.append(
             Line(
-                text=" ".join(w[0] for w in words),
+                text=join_words([w[0] for w in words]),
                 page_no=page_no,
                 x0=min(w[1] for w in words),
                 top=min(w[2] for w in words),
@@ -139,8 +146,14 @@ def _tsv_lines(tsv: str, page_no: int, scale: float) -> list[Any]:
     return lines
 
 
-def ocr_page_lines(pdf: Any, index: int, path: Path, *, language: str = "eng") -> Any:
+def ocr_page_lines(
+    pdf: Any, index: int, path: Path, *, language: str | Callable[[Path], str] = "eng"
+) -> Any:
     """OCR page ``index`` (0-based) of an open ``pypdfium2.PdfDocument`` into ``PageLines``.
+
+    ``language`` is tesseract's ``-l`` argument (``rus+eng``), or a function of the
+    rendered page image that returns it (it may look at the image: tesseract's script
+    detection, see :mod:`klea_utils.stores._ingest.ocr_languages`).
 
     Raises:
         ConversionError: tesseract fails or times out on the page.
@@ -153,11 +166,12 @@ def ocr_page_lines(pdf: Any, index: int, path: Path, *, language: str = "eng") -
     finally:
         page.close()
     with tempfile.TemporaryDirectory(prefix="klea-ocr-") as tmp:
-        tsv, image = read_upright(
-            image,
-            Path(tmp),
-            lambda image_path: _read_page(image_path, path, index + 1, language, "tsv"),
-        )
+
+        def read(image_path: Path) -> str:
+            languages = language(image_path) if callable(language) else language
+            return _read_page(image_path, path, index + 1, languages, "tsv")
+
+        tsv, image = read_upright(image, Path(tmp), read)
     width, height = (side / OCR_RENDER_SCALE for side in image.size)
     lines = _tsv_lines(tsv, index + 1, OCR_RENDER_SCALE)
     text = "\n".join(ln.text for ln in lines)

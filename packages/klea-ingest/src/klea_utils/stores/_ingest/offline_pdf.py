@@ -14,11 +14,13 @@ file is reported as failed), never a document of gibberish.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.ocr import TESSERACT_PACKAGE, ocr_page_lines, tesseract_available
+from klea_utils.stores._ingest.ocr_languages import DocumentLanguages
 from klea_utils.stores._ingest.pdf_lines import PageLines, page_lines
 from klea_utils.stores._ingest.pdf_structure import build_document
 from klea_utils.stores._ingest.text_quality import PageQuality, assess
@@ -93,13 +95,14 @@ def convert_pdf_offline(
     pages: list[PageLines] = []
     text_pages = 0
     try:
+        languages = DocumentLanguages(pdf, Path(path))
         for index in range(len(pdf)):
             page = page_lines(pdf, index)
             quality = assess(page.raw_text)
             if not quality.empty or page.has_images:
                 text_pages += 1
             if _needs_ocr(page, quality):
-                page = _recover(pdf, index, page, quality, do_ocr, recovery, path)
+                page = _recover(pdf, index, page, quality, do_ocr, recovery, languages)
             pages.append(page)
     finally:
         pdf.close()
@@ -136,15 +139,20 @@ def _recover(
     quality: PageQuality,
     do_ocr: bool,
     recovery: Recovery,
-    path: Path,
+    languages: DocumentLanguages,
 ) -> PageLines:
     if quality.empty and not do_ocr:
         return page  # a scan with OCR off: no text, as asked (zero chunks, not gibberish)
     if not do_ocr or not tesseract_available():
         recovery.unreadable.append(index + 1)
         return page
-    ocr: PageLines = ocr_page_lines(pdf, index, path)
-    ocr_quality = assess("\n".join(line.text for line in ocr.lines))
+    layer = page.raw_text if quality.legible else ""
+    chooser = languages.chooser(layer, index + 1)
+    ocr: PageLines = ocr_page_lines(pdf, index, languages.path, language=chooser)
+    ocr_text = "\n".join(line.text for line in ocr.lines)
+    ocr_quality = assess(ocr_text)
+    if quality.legible and not _covers(ocr_text, page.raw_text):
+        return page  # a short text layer (a slide's title) that OCR misread: keep it
     if ocr_quality.legible and (quality.empty or ocr_quality.word_share > quality.word_share):
         recovery.ocr.append(index + 1)
         return ocr
@@ -152,6 +160,15 @@ def _recover(
         return page  # a nearly blank scan ("pdf.js" alone): its few characters, not unreadable
     recovery.unreadable.append(index + 1)
     return page
+
+
+def _covers(ocr_text: str, layer_text: str) -> bool:
+    """Whether OCR read at least half of the letters of a legible text layer."""
+    layer = Counter(c for c in layer_text.casefold() if c.isalpha())
+    if not layer:
+        return True
+    found = Counter(c for c in ocr_text.casefold() if c.isalpha())
+    return sum((layer & found).values()) >= 0.5 * sum(layer.values())
 
 
 def unreadable_docling_pages(document: Any, path: Path) -> list[int]:
