@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 from klea_utils.stores._retrieval.context import (
@@ -25,7 +26,7 @@ from klea_utils.stores.pipeline import KleaPipeline
 from klea_utils.stores.utils import instantiate_vector_store
 from langchain_core.documents import Document
 from retrieval_backends import add_documents
-from retrieval_support import write_corpus_pickle
+from retrieval_support import write_corpus_pickle, write_fts5_index
 
 LOG = logging.getLogger("test_context")
 HASH = "a" * 64
@@ -55,7 +56,7 @@ def _chunks(with_order: bool = True) -> list[Document]:
         if with_order:
             metadata |= {"chunk_index": index, "section_index": sections[tuple(headings)]}
         content = "\n".join([*headings, text])
-        docs.append(Document(id=f"wrt.pdf-{index}", page_content=content, metadata=metadata))
+        docs.append(Document(id=f"wrt.pdf:{index}", page_content=content, metadata=metadata))
     return docs
 
 
@@ -125,17 +126,27 @@ def test_bad_context_settings_are_refused() -> None:
 QUESTION = "why are the recorded levels negative values in dry months"
 
 
-def _pipeline(domain: dict, fake_embeddings) -> KleaPipeline:
+def _pipeline(domain: dict[str, Any], fake_embeddings: Any) -> KleaPipeline:
     config = RetrieverConfig.model_validate({"domains": {"papers": domain}})
     return KleaPipeline(config, embedding_model=fake_embeddings, k=2, recency=False)
 
 
-@pytest.mark.parametrize("backend", ["bm25", "chroma", "qdrant"])
+@pytest.mark.parametrize("backend", ["bm25", "fts5", "chroma", "qdrant", "pgvector"])
 def test_the_pipeline_widens_hits_from_each_store_kind(
-    backend: str, tmp_path: Path, fake_embeddings
+    backend: str, tmp_path: Path, fake_embeddings, request: pytest.FixtureRequest
 ) -> None:
     docs = _chunks()
-    if backend == "bm25":
+    if backend == "fts5":
+        write_fts5_index(tmp_path / "c.sqlite", docs)
+        domain = {"bm25_stores": [{"name": "f", "path": f"fts5:{tmp_path / 'c.sqlite'}"}]}
+    elif backend == "pgvector":
+        url = request.getfixturevalue("pg_url")
+        uri = "pgvector:" + url.replace("postgresql+psycopg://", "postgresql://", 1)
+        store = instantiate_vector_store(uri, "context_papers", fake_embeddings, LOG)
+        add_documents(store, docs, [d.id or "" for d in docs])
+        store._engine.dispose()
+        domain = {"vector_stores": [{"name": "context_papers", "path": uri}]}
+    elif backend == "bm25":
         domain = {
             "bm25_stores": [
                 {"name": "b", "path": str(write_corpus_pickle(tmp_path / "c.pkl", docs))}
@@ -154,6 +165,8 @@ def test_the_pipeline_widens_hits_from_each_store_kind(
         pipe.close()
         if backend == "qdrant":
             close_local_qdrant_client(tmp_path / backend)
+        if backend == "pgvector":
+            pipe.config.domains["papers"].vector_stores[0].loaded_object._engine.dispose()
     assert wide.notes == ()
     assert 1 <= len(wide.hits) <= len(plain.hits)  # a hit another passage holds is dropped
     for doc, _ in wide.hits:

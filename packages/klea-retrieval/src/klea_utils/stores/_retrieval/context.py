@@ -19,7 +19,9 @@ so the references show the passage's page range; ``_context_chunks`` lists their
 
 Neighbours are looked up by a :class:`NeighbourSource` over a store of the domain:
 :func:`neighbour_source` builds one for a BM25 corpus held in memory, a Chroma collection
-or a Qdrant collection (metadata filters); other stores (FTS5, PGVector) have none.
+or a Qdrant collection (by metadata filter), and for an ``fts5:`` index or a PGVector
+collection by id: klea-ingest names chunks ``<file_name>:<chunk_index>``, so the chunks
+around a hit are fetched by the ids of a window around its own.
 """
 
 from __future__ import annotations
@@ -59,9 +61,15 @@ CHUNK_INDEX_KEY = "chunk_index"
 SECTION_INDEX_KEY = "section_index"
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+_CHUNK_ID = re.compile(r"^(?P<file>.+):(?P<index>\d+)$")
+_ID_WINDOW = 24
+"""Chunks fetched on each side of a hit by a store that looks chunks up by id."""
 
 Lookup = Callable[[str, int], list[Document]]
 """``(file_hash, section_index)`` to the chunks of that section, in any order."""
+
+FetchIds = Callable[[list[str]], list[Document]]
+"""Chunk ids to the stored chunks (unknown ids left out)."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -92,11 +100,30 @@ class NeighbourSource:
 
     Attributes:
         name: The store, for notes (``"BM25 store 'papers.bm25'"``).
-        lookup: ``(file_hash, section_index)`` to that section's chunks.
+        lookup: ``(file_hash, section_index)`` to that section's chunks, for a store
+            that filters by metadata.
+        fetch_ids: Chunk ids to chunks, for a store read by id; the ids around a hit's
+            own (``<file_name>:<chunk_index>``) are fetched.
     """
 
     name: str
-    lookup: Lookup
+    lookup: Lookup | None = None
+    fetch_ids: FetchIds | None = None
+
+    def section_of(self, hit: Document, file_hash: str, section: int, index: int) -> list[Document]:
+        """The chunks of the hit's section this store holds (a window of it, by id)."""
+        if self.lookup is not None:
+            return self.lookup(file_hash, section)
+        match = _CHUNK_ID.match(str(hit.id or ""))
+        if self.fetch_ids is None or match is None or int(match["index"]) != index:
+            return []
+        first = max(0, index - _ID_WINDOW)
+        ids = [f"{match['file']}:{i}" for i in range(first, index + _ID_WINDOW + 1)]
+        return [
+            doc
+            for doc in self.fetch_ids(ids)
+            if (place := _place(doc)) is not None and place[:2] == (file_hash, section)
+        ]
 
 
 def _place(doc: Document) -> tuple[str, int, int] | None:
@@ -232,7 +259,7 @@ def widen_hits(
             continue
         if (place[0], place[2]) in held:
             continue
-        section = _section(sources, place[0], place[1], notes)
+        section = _section(sources, doc, place, notes)
         wide = widen(doc, section, mode, budget)
         indices = wide.metadata.get("_context_chunks") or [place[2]]
         held.update((place[0], i) for i in indices)
@@ -241,27 +268,38 @@ def widen_hits(
 
 
 def _section(
-    sources: Sequence[NeighbourSource], file_hash: str, section: int, notes: list[str]
+    sources: Sequence[NeighbourSource],
+    hit: Document,
+    place: tuple[str, int, int],
+    notes: list[str],
 ) -> list[Document]:
     for source in sources:
         try:
-            return source.lookup(file_hash, section)
+            found = source.section_of(hit, *place)
         except Exception as exc:  # a failing lookup leaves the hit as it is
             notes.append(f"context: {source.name}: {type(exc).__name__}: {exc}")
+            continue
+        if found:
+            return found
     return []
 
 
 def neighbour_source(scheme: str, name: str, store: Any) -> NeighbourSource | None:
     """A :class:`NeighbourSource` over a loaded store, ``None`` where none is offered.
 
-    ``scheme`` is the store's kind: ``bm25`` (a corpus in memory), ``chroma``, ``qdrant``.
+    ``scheme`` is the store's kind: ``bm25`` (a corpus in memory or an ``fts5:`` index),
+    ``chroma``, ``qdrant`` or ``pgvector``.
     """
     if scheme == "bm25" and hasattr(store, "docs"):
-        return NeighbourSource(f"BM25 store {name!r}", _memory_lookup(store.docs))
+        return NeighbourSource(f"BM25 store {name!r}", lookup=_memory_lookup(store.docs))
+    if scheme == "bm25" and hasattr(store, "documents"):
+        return NeighbourSource(f"BM25 store {name!r}", fetch_ids=store.documents)
     if scheme == "chroma":
-        return NeighbourSource(f"vector store {name!r}", _chroma_lookup(store))
+        return NeighbourSource(f"vector store {name!r}", lookup=_chroma_lookup(store))
     if scheme == "qdrant":
-        return NeighbourSource(f"vector store {name!r}", _qdrant_lookup(store))
+        return NeighbourSource(f"vector store {name!r}", lookup=_qdrant_lookup(store))
+    if scheme == "pgvector" and hasattr(store, "get_by_ids"):
+        return NeighbourSource(f"vector store {name!r}", fetch_ids=store.get_by_ids)
     return None
 
 

@@ -133,6 +133,15 @@ class Fts5Bm25Index:
                 out.append((document, float(hit.score)))
         return out
 
+    def documents(self, record_ids: list[str]) -> list[Document]:
+        """The stored chunks of ``record_ids`` (unknown ids left out), in the order asked."""
+        stored = self._run(self._store.get_documents(record_ids))
+        return [
+            Document(id=rid, page_content=stored[rid].body, metadata=stored[rid].metadata)
+            for rid in record_ids
+            if rid in stored
+        ]
+
     def close(self) -> None:
         """Close the store and stop the private loop (idempotent)."""
         if self._loop.is_closed():
