@@ -697,6 +697,16 @@ def merged(results: Results, tuning: Tuning) -> tuple[Results, Tuning]:
     return ranked, new_tuning
 
 
+KEEP_MARKER = "<!-- Sections below are written by hand; quality.py keeps them. -->"
+
+
+def kept_sections(path: Path) -> str:
+    """The hand-written sections after :data:`KEEP_MARKER` in ``path`` (marker included)."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    at = text.find(KEEP_MARKER)
+    return "" if at < 0 else "\n" + text[at:]
+
+
 def main(args: argparse.Namespace) -> None:
     logging.basicConfig(level=logging.WARNING)
     cache = VectorCache()
@@ -706,7 +716,9 @@ def main(args: argparse.Namespace) -> None:
     if args.write and not args.queries:
         results, tuning = merged(results, tuning)
         names = [name for name in DATASETS if any(name in r for r in results.values())]
-        REPORT.write_text(report(results, names, NOTES, tuning), encoding="utf-8")
+        REPORT.write_text(
+            report(results, names, NOTES, tuning) + kept_sections(REPORT), encoding="utf-8"
+        )
         log(f"wrote {REPORT.relative_to(ROOT)}")
 
 

@@ -178,7 +178,7 @@ def test_the_pipeline_widens_hits_from_each_store_kind(
 
 
 def test_stores_built_before_chunks_recorded_their_order_are_not_widened(
-    tmp_path: Path, fake_embeddings
+    tmp_path: Path, fake_embeddings, caplog: pytest.LogCaptureFixture
 ) -> None:
     docs = _chunks(with_order=False)
     path = write_corpus_pickle(tmp_path / "old.pkl", docs)
@@ -190,6 +190,17 @@ def test_stores_built_before_chunks_recorded_their_order_are_not_widened(
         pipe.close()
     assert [d.page_content for d, _ in wide.hits] == [d.page_content for d, _ in plain.hits]
     assert any("record no order" in note for note in wide.notes)
+    # by default (nothing asked) the same is logged once, not noted in every result
+    config = RetrieverConfig.model_validate(
+        {"domains": {"papers": {"bm25_stores": [{"name": "old", "path": str(path)}]}}}
+    )
+    default = KleaPipeline(config, embedding_model=fake_embeddings, k=2, recency=False)
+    with caplog.at_level(logging.INFO, logger="test_context"):
+        default.logger = LOG
+        results = [default.retrieve("papers", QUESTION) for _ in range(3)]
+    default.close()
+    assert all(r.notes == () for r in results)
+    assert caplog.text.count("record no order") == 1
 
 
 def test_klea_retrieve_prints_the_widened_passage_with_its_page_range(
@@ -200,9 +211,9 @@ def test_klea_retrieve_prints_the_widened_passage_with_its_page_range(
     monkeypatch.delenv("KLEA_STORES_CONFIG_FILE", raising=False)
     path = write_corpus_pickle(tmp_path / "c.pkl", _chunks())
     argv = ["--bm25-store", str(path), "-k", "1", "-q", QUESTION]
-    assert main(argv) == 0
+    assert main(["--context", "off", *argv]) == 0
     plain = capsys.readouterr().out
-    assert main(["--context", "neighbours", *argv]) == 0
+    assert main(argv) == 0  # neighbours by default
     wide = capsys.readouterr().out
     assert "[p. 3]" in plain
     assert "[pp. 2-3]" in wide

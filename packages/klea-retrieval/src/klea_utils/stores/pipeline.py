@@ -106,7 +106,10 @@ class KleaPipeline:
             answer with a note; ``None`` waits for it.
         logger: Receives the managers' messages (warnings for skipped stores).
         context: ``off``, ``neighbours`` or ``section``: how :meth:`retrieve` widens each
-            hit with the chunks around it, unless a call says otherwise.
+            hit with the chunks around it, unless a call says otherwise. ``None``: the
+            default (:data:`~klea_utils.stores._retrieval.context.DEFAULT_CONTEXT`), and
+            stores that cannot widen (built before chunks recorded their order) are then
+            logged once per domain instead of noted in every result.
         context_tokens: Token budget of a widened passage.
 
     Raises:
@@ -124,11 +127,15 @@ class KleaPipeline:
         recency: bool = True,
         leg_timeout: float | None = None,
         logger: logging.Logger | None = None,
-        context: str = DEFAULT_CONTEXT,
+        context: str | None = None,
         context_tokens: int = DEFAULT_CONTEXT_TOKENS,
     ) -> None:
-        self.context = check_context(context, context_tokens)
+        self.context = check_context(
+            DEFAULT_CONTEXT if context is None else context, context_tokens
+        )
         self.context_tokens = context_tokens
+        self._context_asked = context is not None
+        self._context_logged: set[str] = set()
         if not _positive_int(k):
             raise ValueError(f"k must be an integer >= 1, got {k!r}")
         if leg_timeout is not None and not leg_timeout > 0:
@@ -261,6 +268,12 @@ class KleaPipeline:
         widened, context_notes = widen_hits(
             merged, self._neighbour_sources(domain), mode, budget, limit
         )
+        if context_notes and context is None and not self._context_asked:
+            if domain not in self._context_logged:  # the default: say it once, not per query
+                self._context_logged.add(domain)
+                for note in context_notes:
+                    self.logger.info("domain %r: %s", domain, note)
+            context_notes = []
         return PipelineResult(domain, widened, (*notes, *context_notes))
 
     def _neighbour_sources(self, domain: str) -> list[NeighbourSource]:

@@ -43,10 +43,10 @@ DEFAULT_EMBEDDING_MODEL = "huggingface:all-MiniLM-L6-v2"
 """``klea_utils.stores.embedding_models.DEFAULT_EMBEDDING_MODEL``, spelled out so that
 ``--help`` imports nothing heavy (a test keeps the two equal)."""
 
-DEFAULT_CONTEXT = "off"
+DEFAULT_CONTEXT = "neighbours"
 """``klea_utils.stores._retrieval.context.DEFAULT_CONTEXT`` (a test keeps the two equal)."""
 
-DEFAULT_CONTEXT_TOKENS = 512
+DEFAULT_CONTEXT_TOKENS = 768
 """``klea_utils.stores._retrieval.context.DEFAULT_CONTEXT_TOKENS`` (kept equal by a test)."""
 
 STORES_CONFIG_ENV_VAR = "KLEA_STORES_CONFIG_FILE"
@@ -154,14 +154,16 @@ def retrieve(
     ] = DEFAULT_MAX_CHARS,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
     context: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--context",
             metavar="off|neighbours|section",
             help="Widen each hit with the chunks around it in its section: the next and "
-            "previous one (neighbours) or as many as fit (section), up to --context-tokens.",
+            "previous one (neighbours) or as many as fit (section), up to --context-tokens "
+            f"(default: {DEFAULT_CONTEXT}; off: the chunks as stored).",
+            show_default=False,
         ),
-    ] = DEFAULT_CONTEXT,
+    ] = None,
     context_tokens: Annotated[
         int,
         typer.Option("--context-tokens", min=1, help="Token budget of a widened passage."),
@@ -179,7 +181,7 @@ def retrieve(
     ] = False,
 ) -> None:
     logger = _configure_logging(verbose, quiet)
-    if context not in ("off", "neighbours", "section"):
+    if context is not None and context not in ("off", "neighbours", "section"):
         raise typer.BadParameter(
             f"must be off, neighbours or section, got {context!r}", param_hint="'--context'"
         )
@@ -305,7 +307,7 @@ def run(args: Any, logger: logging.Logger) -> str:
         k=args.k,
         rerank=args.rerank,
         logger=logger,
-        context=getattr(args, "context", DEFAULT_CONTEXT),
+        context=getattr(args, "context", None),
         context_tokens=getattr(args, "context_tokens", DEFAULT_CONTEXT_TOKENS),
     )
     try:

@@ -51,10 +51,10 @@ __all__ = [
 ContextMode = Literal["off", "neighbours", "section"]
 CONTEXT_MODES: tuple[str, ...] = get_args(ContextMode)
 
-DEFAULT_CONTEXT: ContextMode = "off"
+DEFAULT_CONTEXT: ContextMode = "neighbours"
 """Whether hits are widened unless asked otherwise."""
 
-DEFAULT_CONTEXT_TOKENS = 512
+DEFAULT_CONTEXT_TOKENS = 768
 """Token budget of a widened passage (the hit included)."""
 
 CHUNK_INDEX_KEY = "chunk_index"
