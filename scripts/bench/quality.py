@@ -527,7 +527,9 @@ def choose(
     return tuning
 
 
-def run(names: Sequence[str], cache: VectorCache, limit: int, tune: bool) -> tuple[Results, Tuning]:
+def run(
+    names: Sequence[str], cache: VectorCache, limit: int, tune: bool, klea_only: bool = False
+) -> tuple[Results, Tuning]:
     results: Results = {}
     tuning: Tuning = []
     for name in names:
@@ -539,6 +541,10 @@ def run(names: Sequence[str], cache: VectorCache, limit: int, tune: bool) -> tup
         log(f"{name}: {len(collection.ids)} documents, {len(collection.queries)} judged queries")
         with tempfile.TemporaryDirectory() as tmp:
             klea = KleaPipeline(collection, cache, Path(tmp))
+            if klea_only:
+                for system, rank in klea.rankers().items():
+                    results.setdefault(system, {})[name] = timed(collection, system, rank)
+                continue
             sci = SciPipeline(collection, cache, vectors, Path(tmp))
             try:
                 for system, rank in {**klea.rankers(), **sci.rankers()}.items():
@@ -710,10 +716,10 @@ def kept_sections(path: Path) -> str:
 def main(args: argparse.Namespace) -> None:
     logging.basicConfig(level=logging.WARNING)
     cache = VectorCache()
-    results, tuning = run(args.collections, cache, args.queries, args.tune)
+    results, tuning = run(args.collections, cache, args.queries, args.tune, args.klea_only)
     print(table(results, args.collections))
     print("\n".join(verdicts(results)))
-    if args.write and not args.queries:
+    if args.write and not args.queries and not args.klea_only:
         results, tuning = merged(results, tuning)
         names = [name for name in DATASETS if any(name in r for r in results.values())]
         REPORT.write_text(
@@ -731,6 +737,11 @@ if __name__ == "__main__":
         dest="tune",
         action="store_false",
         help="skip choosing hybrid configurations on SciFact's train split",
+    )
+    parser.add_argument(
+        "--klea-only",
+        action="store_true",
+        help="only the klea rows, no tuning; the report is not written",
     )
     parser.add_argument(
         "--no-write",

@@ -28,9 +28,11 @@ path as the console script, without paying a Python start-up and imports per que
 Scoring follows ``realpapers-dev/README.md``: passage and answer are normalised alike
 (soft hyphen or U+FFFE before a line end rejoined, NFKC, lower case, runs of whitespace
 collapsed) and a question is answered at rank r when the r-th passage holds the answer
-and comes from the question's file. The Type 3 twin of 1708.00137 carries the same text
-as a question target; it is left out of the build (``--keep-twin`` keeps it, and then a
-passage of the twin does not count because only the question's file does).
+and comes from the question's paper: its file, or a variant of it named
+``<stem>_<suffix>`` (the OCRed scan of 9802040's page 1 holds the same page). The Type 3
+twin of 1708.00137 carries the same text as a question target; following the README it
+is left out of the build (``--keep-twin`` keeps it, and then its passages count as the
+paper's).
 
 For a question not answered in the top 5, the rank of the first answering chunk is
 looked up again with ``-k DEEP_K`` per store (default 50) and printed; ``-`` means it was
@@ -112,11 +114,17 @@ def normalise(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).lower().split())
 
 
+def same_paper(file_name: str, target: str) -> bool:
+    """``file_name`` is ``target`` or a variant of it (``<target stem>_<suffix>.<ext>``)."""
+    stem = target.rsplit(".", 1)[0]
+    return file_name == target or file_name.startswith(stem + "_")
+
+
 def answer_rank(question: Question, hits: Sequence[tuple[str, str]]) -> int | None:
-    """1-based rank of the first hit from the question's file that holds the answer."""
+    """1-based rank of the first hit from the question's paper that holds the answer."""
     answer = normalise(question.answer)
     for rank, (file_name, passage) in enumerate(hits, start=1):
-        if file_name == question.file and answer in normalise(passage):
+        if same_paper(file_name, question.file) and answer in normalise(passage):
             return rank
     return None
 

@@ -67,3 +67,43 @@ def test_the_writers_are_still_reachable_from_the_layout_module():
     assert fts5_index.write_fts5_chunks is write_fts5_chunks
     with pytest.raises(AttributeError):
         _ = fts5_index.no_such_name
+
+
+def _stems(path) -> bool:
+    import asyncio
+
+    from klea_utils.stores.retrieval.fts5_index import open_fts5_store
+
+    async def read() -> bool:
+        store = open_fts5_store(path)  # stemming=None: follow the file
+        try:
+            await store.count()
+            return store.stemming
+        finally:
+            await store.aclose()
+
+    return asyncio.run(read())
+
+
+def test_a_new_index_stems_unless_told_and_an_old_one_keeps_its_tokenizer(tmp_path):
+    from klea_utils.stores._ingest.fts5_corpus import NEW_INDEX_STEMMING, Fts5IndexWriter
+
+    docs = [Document(id="a.md:0", page_content="Inhibition of the enzyme slows it.")]
+    new = Fts5IndexWriter(tmp_path / "new.sqlite", "papers", force=False)
+    new.add("a.md", "h1", docs)
+    assert NEW_INDEX_STEMMING is True
+    assert _stems(tmp_path / "new.sqlite") is True
+    index = Fts5Bm25Index(tmp_path / "new.sqlite")
+    try:
+        assert index.search("inhibiting enzymes", 3)
+    finally:
+        index.close()
+
+    plain = Fts5IndexWriter(tmp_path / "plain.sqlite", "papers", force=False, stemming=False)
+    plain.add("a.md", "h1", docs)
+    assert _stems(tmp_path / "plain.sqlite") is False
+    # A later run that makes no choice follows the index as it was built.
+    again = Fts5IndexWriter(tmp_path / "plain.sqlite", "papers", force=False)
+    again.add("b.md", "h2", [Document(id="b.md:0", page_content="Kinase assays.")])
+    again.finish()
+    assert _stems(tmp_path / "plain.sqlite") is False

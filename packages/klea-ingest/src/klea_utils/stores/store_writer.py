@@ -97,7 +97,7 @@ class StoreTargets:
             ``fts5:`` BM25 layout), if wanted.
         fts5_stemming: Whether the FTS5 index matches words by their Porter stem (FTS5's
             ``porter`` tokenizer, so "inhibits" finds "inhibition"). ``None`` follows the
-            existing index (a new one does not stem); an explicit value an existing index
+            existing index (a new one stems); an explicit value an existing index
             was built without is applied after writing by re-tokenizing it.
     """
 

@@ -150,7 +150,7 @@ Fts5Stemming = Annotated[
     typer.Option(
         "--fts5-stemming/--no-fts5-stemming",
         help="Match words by their Porter stem (FTS5's porter tokenizer) so 'inhibits' finds "
-        "'inhibition'. Default: as the index was built; a new index does not stem.",
+        "'inhibition'. Default: as the index was built; a new index stems.",
         show_default=False,
     ),
 ]

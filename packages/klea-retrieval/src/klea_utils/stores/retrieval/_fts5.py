@@ -8,62 +8,20 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
+from klea_utils.stores._retrieval.query_words import (
+    QUERY_STOPWORDS,
+    QUESTION_WORDS,
+    content_words,
+)
 from klea_utils.stores.exceptions import StoreBackendError
 from klea_utils.stores.retrieval.fts5_index import open_fts5_store
-from klea_utils.stores.utils import normalize_text
 from langchain_core.documents import Document
 from sci_etl_core.exceptions import SearchStoreError
 from sci_etl_core.search.query import Node, Or, Term
-from sci_etl_core.search.tokenize import Unicode61Tokenizer
 
-__all__ = ["QUERY_STOPWORDS", "Fts5Bm25Index", "fts5_query"]
+__all__ = ["QUERY_STOPWORDS", "QUESTION_WORDS", "Fts5Bm25Index", "fts5_query"]
 
 T = TypeVar("T")
-_TOKENIZER = Unicode61Tokenizer()
-
-QUERY_STOPWORDS = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "for",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "such",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "will",
-        "with",
-    }
-)
-"""English function words left out of ``fts5:`` queries (Lucene's default stop set).
-
-They occur in most chunks, so their IDF is near zero and they barely move a BM25 score,
-but FTS5 would have to score every chunk holding them: dropping them makes a query at
-100k chunks several times faster. A query made only of stopwords keeps them all.
-"""
 
 
 def fts5_query(text: str) -> Node | None:
@@ -71,13 +29,13 @@ def fts5_query(text: str) -> Node | None:
 
     Words are the tokens FTS5's ``unicode61 remove_diacritics 2`` tokenizer makes of the
     normalized text (:class:`sci_etl_core.search.Unicode61Tokenizer`, so case and
-    diacritics fold and ``snake_case`` is two words), less :data:`QUERY_STOPWORDS`;
+    diacritics fold and ``snake_case`` is two words), less :data:`QUERY_STOPWORDS` and
+    :data:`QUESTION_WORDS` (:func:`~klea_utils.stores._retrieval.query_words.content_words`);
     ``None`` when the text has no word. A stemming index stems these words itself.
     """
-    words = list(dict.fromkeys(_TOKENIZER.words(normalize_text(text))))
+    words = content_words(text)
     if not words:
         return None
-    words = [w for w in words if w not in QUERY_STOPWORDS] or words
     terms = tuple(Term(w, fields=("body",)) for w in words)
     return terms[0] if len(terms) == 1 else Or(terms)
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._retrieval.query_words import content_words
 from klea_utils.stores._retrieval.safe_pickle import safe_load
 from klea_utils.stores.config import StoreInfo
 from klea_utils.stores.exceptions import StoreBackendError
@@ -133,7 +134,10 @@ class BM25RetrieverManager(BaseKleaRetriever):
     :mod:`klea_utils.stores.retrieval.fts5_index`) for
     corpora beyond rank_bm25's comfort (its memory grows with the number of unique
     terms per chunk, heavy around 50-100k chunks). A store's ``stemming`` (see
-    :class:`~klea_utils.stores.config.BM25StoreInfo`) matches words by their Porter stem.
+    :class:`~klea_utils.stores.config.BM25StoreInfo`) matches words by their Porter stem
+    (a pickled corpus stems unless it is ``False``). A query is searched for its content
+    words: English stop words and question words are left out
+    (:mod:`klea_utils.stores._retrieval.query_words`).
 
     A store whose corpus file is missing is skipped with a warning, so a misconfigured
     domain degrades instead of failing. Metadata filters are applied after scoring
@@ -172,7 +176,7 @@ class BM25RetrieverManager(BaseKleaRetriever):
         )
 
         docs = read_corpus(store.path)
-        stemmed = bool(getattr(store, "stemming", None))
+        stemmed = getattr(store, "stemming", None) is not False  # stemmed unless told not
         preprocess = stemmed_preprocessing_func if stemmed else default_preprocessing_func
         self.logger.info(
             "BM25 store %r: indexed %d chunks%s", store.name, len(docs), " (stemmed)" * stemmed
@@ -188,7 +192,10 @@ class BM25RetrieverManager(BaseKleaRetriever):
     ) -> list[tuple[Document, float]]:
         index: Any = store.loaded_object
         if hasattr(index, "scored_documents"):  # a BM25Retriever over a pickled corpus
+            # The question's content words, as written: the corpus's own tokenizer
+            # (plain or stemmed) then reads them as it read the chunks.
+            words = " ".join(content_words(query, fold=False)) or query
             return filtered_top_k(
-                lambda n: index.scored_documents(query, k=n), k, metadata_filter, len(index.docs)
+                lambda n: index.scored_documents(words, k=n), k, metadata_filter, len(index.docs)
             )
         return filtered_top_k(lambda n: index.search(query, n), k, metadata_filter, index.count())

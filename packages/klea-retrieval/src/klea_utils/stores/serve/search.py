@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores.retrieval._fts5 import QUERY_STOPWORDS
+from klea_utils.stores.retrieval._fts5 import QUERY_STOPWORDS, QUESTION_WORDS
 from klea_utils.stores.serve.library import display_metadata
 from sci_etl_core.exceptions import SearchQueryError
 from sci_etl_core.search import (
@@ -31,10 +31,8 @@ from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store, built_fa
 __all__ = ["SearchBackend", "SearchFilters", "question_query"]
 
 _SYNTAX = re.compile(r'["():*]|(^|\s)[-+]|\b(AND|OR|NOT|NEAR)\b')
-_STOPWORDS = QUERY_STOPWORDS | frozenset(
-    ["can", "do", "does", "from", "how", "what", "when", "where", "which", "who", "why"]
-)
-"""The ``fts5:`` query stop words and the question words a plain question adds."""
+_STOPWORDS = QUERY_STOPWORDS | QUESTION_WORDS
+"""The ``fts5:`` query stop words and question words (what the lexical legs leave out)."""
 
 
 def question_query(text: str) -> str | None:

@@ -1,0 +1,103 @@
+"""The words of a natural question that the lexical (BM25) legs search for.
+
+A reader asks "What bandwidth does the intra-node interconnect provide?". Its function
+words ("the") occur in most chunks and barely move a BM25 score; its question words
+("what", "does") are rare in papers, so BM25 gives them a high IDF and ranks the few
+chunks that happen to hold them above the passage that answers. Both sets are left out
+of the query of both lexical legs (the pickled corpus and ``fts5:``) and of klea-serve's
+plain-question search. A query made only of such words keeps them all, so "who" or "to
+be or not" still search for something.
+
+On the development questions (``scripts/bench/real_questions.py``) leaving the question
+words out lifts the pickled BM25 leg from 23 to 25 answers at rank 1 (see
+``docs/benchmarks-quality.md``).
+"""
+
+from __future__ import annotations
+
+from klea_utils.stores._retrieval.text import normalize_text
+from sci_etl_core.search.tokenize import Unicode61Tokenizer
+
+__all__ = ["LEXICAL_STOPWORDS", "QUERY_STOPWORDS", "QUESTION_WORDS", "content_words"]
+
+_TOKENIZER = Unicode61Tokenizer()
+
+QUERY_STOPWORDS = frozenset(
+    {
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "will",
+        "with",
+    }
+)
+"""English function words (Lucene's default stop set)."""
+
+QUESTION_WORDS = frozenset(
+    {
+        "can",
+        "did",
+        "do",
+        "does",
+        "from",
+        "how",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "why",
+    }
+)
+"""The words that make a sentence a question (and the auxiliaries that go with them)."""
+
+LEXICAL_STOPWORDS = QUERY_STOPWORDS | QUESTION_WORDS
+"""Everything :func:`content_words` leaves out."""
+
+
+def content_words(text: str, *, fold: bool = True) -> list[str]:
+    """The distinct words of ``text`` less :data:`LEXICAL_STOPWORDS`, in order.
+
+    Words are the tokens of FTS5's ``unicode61 remove_diacritics 2`` tokenizer over the
+    normalized text (:class:`sci_etl_core.search.Unicode61Tokenizer`): ``fold`` returns
+    them case- and diacritic-folded, as an ``fts5:`` index holds them; ``fold=False`` as
+    written, for a tokenizer of its own (the pickled corpus's). Words are deduplicated by
+    their folded form. When every word is a stop word, all are kept; a text without
+    words gives ``[]``.
+    """
+    text = normalize_text(text)
+    seen: dict[str, str] = {}
+    for token in _TOKENIZER.tokens(text):
+        seen.setdefault(token.text, text[token.start : token.end])
+    kept = {f: w for f, w in seen.items() if f not in LEXICAL_STOPWORDS} or seen
+    return list(kept) if fold else list(kept.values())
