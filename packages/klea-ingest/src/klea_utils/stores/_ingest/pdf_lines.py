@@ -35,7 +35,7 @@ from klea_utils.stores._ingest.pdf_frames import Frame, dominant_quarter, quarte
 from klea_utils.stores._ingest.pdf_images import MIN_SCAN_COVER, image_cover
 from klea_utils.stores._ingest.pdf_ligatures import repair_ligatures
 from klea_utils.stores._ingest.text_quality import MIN_PAGE_CHARS
-from klea_utils.stores._ingest.text_scripts import word_gap_em
+from klea_utils.stores._ingest.text_scripts import UNSPACED_GAP_EM, word_gap_em
 
 __all__ = ["CELL_GAP_EM", "HYPHEN_MARK", "TIGHT_CELL_GAP_EM", "Line", "PageLines", "page_lines"]
 
@@ -601,7 +601,7 @@ def _assemble(chars: list[_Char], size: float) -> tuple[str, list[float], list[s
                 tight.append("".join(tight_cell).strip())
                 tight_cell = []
             word_gap = word_gap_em(prev.text[-1], char.text[0])
-            if space_pending and not typed_space and word_gap > TIGHT_CELL_GAP_EM:
+            if space_pending and not typed_space and word_gap == UNSPACED_GAP_EM:
                 space_pending = False  # pdfium's blank inside a run of Chinese or Thai
             if space_pending or gap > word_gap * em:
                 if gap > 0.1 * em:

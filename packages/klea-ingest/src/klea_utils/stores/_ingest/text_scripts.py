@@ -21,7 +21,10 @@ from collections import Counter
 from functools import lru_cache
 
 __all__ = [
+    "DIGIT_GAP_EM",
     "SENTENCE_END_CHARS",
+    "UNSPACED_GAP_EM",
+    "WORD_GAP_EM",
     "dominant_scripts",
     "is_rtl",
     "is_unspaced",
