@@ -83,3 +83,12 @@ def test_question_words_do_not_pick_the_passage(tmp_path, kind, question):
     manager = BM25RetrieverManager(config, logging.getLogger("test"), default_k=3)
     hits = manager.retrieve("d", f"{question} does compound K7 inhibit the kinase?")
     assert hits[0][0].id == "results"
+
+
+@given(st.lists(WORDS, max_size=12))
+def test_repeats_are_kept_when_asked_and_order_is_the_texts(words):
+    text = " ".join(words)
+    tokens = Unicode61Tokenizer().words(text)
+    kept = content_words(text, distinct=False)
+    assert kept == ([w for w in tokens if w not in LEXICAL_STOPWORDS] or tokens)
+    assert list(dict.fromkeys(kept)) == content_words(text)

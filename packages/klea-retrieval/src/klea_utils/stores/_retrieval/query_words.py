@@ -85,19 +85,23 @@ LEXICAL_STOPWORDS = QUERY_STOPWORDS | QUESTION_WORDS
 """Everything :func:`content_words` leaves out."""
 
 
-def content_words(text: str, *, fold: bool = True) -> list[str]:
-    """The distinct words of ``text`` less :data:`LEXICAL_STOPWORDS`, in order.
+def content_words(text: str, *, fold: bool = True, distinct: bool = True) -> list[str]:
+    """The words of ``text`` less :data:`LEXICAL_STOPWORDS`, in order.
 
     Words are the tokens of FTS5's ``unicode61 remove_diacritics 2`` tokenizer over the
     normalized text (:class:`sci_etl_core.search.Unicode61Tokenizer`): ``fold`` returns
     them case- and diacritic-folded, as an ``fts5:`` index holds them; ``fold=False`` as
-    written, for a tokenizer of its own (the pickled corpus's). Words are deduplicated by
-    their folded form. When every word is a stop word, all are kept; a text without
-    words gives ``[]``.
+    written, for a tokenizer of its own (the pickled corpus's). ``distinct`` keeps each
+    word once (by its folded form); ``distinct=False`` keeps a repeated word as often as
+    the text has it, so a long query still weighs the words it repeats. When every word
+    is a stop word, all are kept; a text without words gives ``[]``.
     """
     text = normalize_text(text)
-    seen: dict[str, str] = {}
-    for token in _TOKENIZER.tokens(text):
-        seen.setdefault(token.text, text[token.start : token.end])
-    kept = {f: w for f, w in seen.items() if f not in LEXICAL_STOPWORDS} or seen
-    return list(kept) if fold else list(kept.values())
+    words = [(t.text, text[t.start : t.end]) for t in _TOKENIZER.tokens(text)]
+    if distinct:
+        first: dict[str, str] = {}
+        for folded, written in words:
+            first.setdefault(folded, written)
+        words = list(first.items())
+    kept = [(f, w) for f, w in words if f not in LEXICAL_STOPWORDS] or words
+    return [f if fold else w for f, w in kept]

@@ -192,9 +192,10 @@ class BM25RetrieverManager(BaseKleaRetriever):
     ) -> list[tuple[Document, float]]:
         index: Any = store.loaded_object
         if hasattr(index, "scored_documents"):  # a BM25Retriever over a pickled corpus
-            # The question's content words, as written: the corpus's own tokenizer
-            # (plain or stemmed) then reads them as it read the chunks.
-            words = " ".join(content_words(query, fold=False)) or query
+            # The question's content words as written, repeats kept (rank_bm25 weighs a
+            # word by how often the query has it): the corpus's own tokenizer (plain or
+            # stemmed) then reads them as it read the chunks.
+            words = " ".join(content_words(query, fold=False, distinct=False)) or query
             return filtered_top_k(
                 lambda n: index.scored_documents(words, k=n), k, metadata_filter, len(index.docs)
             )
