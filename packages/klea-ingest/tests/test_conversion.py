@@ -119,9 +119,9 @@ def test_scanned_pdf_is_read_back_by_tesseract(run: dict[str, Any]) -> None:
 def test_broken_pdfs_fail_with_named_errors_and_the_rest_succeed(run: dict[str, Any]) -> None:
     errors = run["log"].text(logging.INFO)
     assert "5 ok, 0 with zero chunks, 3 failed" in errors
-    assert "empty.pdf: the PDF has zero pages" in errors
-    assert "cut.pdf: the PDF is damaged or truncated" in errors
-    assert "junk.pdf: not a PDF file" in errors
+    assert "empty.pdf: empty document: the PDF has zero pages" in errors
+    assert "cut.pdf: cannot be opened: the PDF is damaged or truncated (pdfium: " in errors
+    assert "junk.pdf: cannot be opened: not a PDF file" in errors
     assert set(run["headings"]) == {"notes.md", "page.html", "report.docx", "paper.pdf", "scan.pdf"}
 
 
@@ -173,7 +173,7 @@ def test_valid_devices_pass(device: str) -> None:
 
 def test_converter_errors_name_the_file(offline: None, tmp_path: Path) -> None:
     converter = Converter(do_ocr=False)
-    with pytest.raises(ConversionError, match=r"junk\.pdf: not a PDF file") as info:
+    with pytest.raises(ConversionError, match=r"junk\.pdf: cannot be opened: not a PDF") as info:
         converter.convert(write_junk_pdf(tmp_path / "junk.pdf"))
     assert info.value.path.name == "junk.pdf"
 

@@ -100,9 +100,14 @@ def test_poison_verdict_retries_until_the_shared_limit_then_fails_the_file() -> 
     assert failed is not None
     assert failed.status == "failed"
     assert failed.file_path == "/d/x.pdf"
-    assert (
-        failed.error == f"/d/x.pdf: poison file: it killed {POISON_DEATHS} conversion workers (oom)"
+    assert (failed.error or "").startswith(
+        f"/d/x.pdf: worker crash: poison file: it killed {POISON_DEATHS} conversion workers (oom)"
     )
+    other: dict[str, int] = {}
+    for _ in range(POISON_DEATHS):
+        stalled = poison_verdict(other, "/d/y.pdf", "h", "worker made no progress for 5s")
+    assert stalled is not None
+    assert (stalled.error or "").startswith("/d/y.pdf: time-out: ")
     assert deaths == {"/d/x.pdf": POISON_DEATHS}
 
 

@@ -33,7 +33,7 @@ def test_encrypted_pdf_and_empty_markdown_are_named_for_what_they_are(
     with caplog.at_level(logging.INFO):
         headings = StoresBuilder("m", logger, max_tokens=128).chunk_all(source, in_process=True)
     assert set(headings) == {"good.md"}
-    assert "locked.pdf: the PDF is password-protected" in caplog.text
+    assert "locked.pdf: password needed: the PDF is password-protected" in caplog.text
     assert "damaged or truncated" not in caplog.text
     empty_lines = [line for line in caplog.text.splitlines() if "empty.md" in line]
     assert empty_lines

@@ -27,6 +27,7 @@ from klea_utils.stores._ingest.cli_options import (
     Debug,
     DeviceOpt,
     EmbedBatch,
+    FileTimeout,
     Force,
     ForceMaxTokens,
     Fts5,
@@ -135,6 +136,7 @@ def chunk(
     force: Force = False,
     worker_mem_limit: MemLimit = 4 * 1024**3,
     worker_batch_size: WorkerBatch = 200,
+    file_timeout: FileTimeout = 900.0,
     strict: Strict = False,
     model: Model = DEFAULT_MODEL,
     old_model: OldModel = None,
@@ -163,6 +165,7 @@ def chunk(
             do_ocr=ocr,
             device=device,
             ray_address=ray,
+            file_timeout_s=file_timeout,
         )
         headings = _chunk(builder, source, force, worker_mem_limit, worker_batch_size)
         path = write_heading_template(headings, source.resolve(), logger)
@@ -317,6 +320,7 @@ def build(
     force: Force = False,
     worker_mem_limit: MemLimit = 4 * 1024**3,
     worker_batch_size: WorkerBatch = 200,
+    file_timeout: FileTimeout = 900.0,
     embed_batch_size: EmbedBatch = 256,
     strict: Strict = False,
     write_stores_config: WriteConfig = None,
@@ -350,6 +354,7 @@ def build(
             device=device,
             ray_address=ray,
             ray_embed=ray_embed,
+            file_timeout_s=file_timeout,
         )
         summary = builder.build(
             str(source),

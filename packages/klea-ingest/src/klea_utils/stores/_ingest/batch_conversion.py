@@ -56,8 +56,9 @@ def _result_for(path: Path, file_hash: str, outcome: FileOutcome) -> ChunkItemRe
         return ChunkItemResult(path.name, file_hash, "failed", error=error, file_path=str(path))
     status: ResultStatus = "ok" if cached.docs else "zero_chunks"
     entry = cached.template_entry() if cached.docs else None
+    note = None if cached.docs else outcome.note
     return ChunkItemResult(
-        path.name, file_hash, status, file_headings_entry=entry, file_path=str(path)
+        path.name, file_hash, status, file_headings_entry=entry, error=note, file_path=str(path)
     )
 
 

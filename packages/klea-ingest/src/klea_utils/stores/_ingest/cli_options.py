@@ -25,6 +25,7 @@ __all__ = [
     "Debug",
     "DeviceOpt",
     "EmbedBatch",
+    "FileTimeout",
     "Force",
     "ForceMaxTokens",
     "Fts5",
@@ -135,6 +136,15 @@ MemLimit = Annotated[
 WorkerBatch = Annotated[
     int, typer.Option("--worker-batch-size", min=1, help="Max files per conversion worker.")
 ]
+FileTimeout = Annotated[
+    float,
+    typer.Option(
+        "--file-timeout",
+        min=1,
+        help="Seconds a conversion worker may spend on one file without progress before "
+        "it is killed; a file that times out twice is not stored (reason: time-out).",
+    ),
+]
 MapPath = Annotated[
     Path | None,
     typer.Option("--metadata-map", help="Reviewed metadata map (default: the generated template)."),
@@ -208,6 +218,7 @@ def make_builder(
     device: str = "auto",
     ray_address: str | None = None,
     ray_embed: bool = False,
+    file_timeout_s: float = 900.0,
 ) -> StoresBuilder:
     from klea_utils.stores._ingest.chunking import DEFAULT_OVERLAP_SENTENCES
     from klea_utils.stores.ingestion import StoresBuilder
@@ -227,6 +238,7 @@ def make_builder(
         ray_address=ray_address,
         ray_embed=ray_embed,
         overlap_sentences=overlap,
+        file_timeout_s=file_timeout_s,
     )
     builder.writer.report_missing = False  # report_store prints the one summary line
     return builder

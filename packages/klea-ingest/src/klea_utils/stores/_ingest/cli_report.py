@@ -75,6 +75,9 @@ def configure_logging(verbose: int = 0, quiet: bool = False, debug: bool = False
     logging.basicConfig(
         level=level, format="%(levelname)s %(message)s", handlers=[_CurrentStderr()], force=True
     )
+    from klea_utils.stores._ingest.library_noise import route_library_noise
+
+    route_library_noise()  # libraries' warnings: to the log at INFO (-v), not raw to stderr
     if verbose < 2:  # transformers' "Loading weights" bar, also in the workers
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     for name in THIRD_PARTY_LOGGERS:

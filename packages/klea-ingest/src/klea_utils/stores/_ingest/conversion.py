@@ -16,6 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._ingest.not_stored import (
+    CANNOT_OPEN,
+    EMPTY_DOCUMENT,
+    PASSWORD_NEEDED,
+    reason,
+)
+from klea_utils.stores._ingest.pdf_fallback import SecondReader
 from klea_utils.stores.ingest_exceptions import ConversionError
 
 __all__ = [
@@ -95,6 +102,8 @@ def layout_models_available(artifacts_path: Path | None = None) -> bool:
 @dataclass(frozen=True)
 class _PdfCheck:
     pages: int
+    pdfium_opens: bool = True
+    """False when only the second reader (pypdf) opens the file."""
 
 
 _EMPTY_PAGE_TREE = re.compile(rb"/Count\s*0\b")
@@ -114,29 +123,42 @@ def _check_pdf(path: Path) -> _PdfCheck:
         head = handle.read(1024)
     if b"%PDF-" not in head:
         raise ConversionError(
-            path, "not a PDF file (no %PDF- header); the file is junk or mislabelled"
+            path,
+            reason(
+                CANNOT_OPEN, "not a PDF file (no %PDF- header); the file is junk or mislabelled"
+            ),
         )
     try:
         pdf = pdfium.PdfDocument(str(path))
     except Exception as exc:
         if _has_empty_page_tree(path):
             # PDFium refuses a document without pages (with a stale or "success" reason).
-            raise ConversionError(path, "the PDF has zero pages") from exc
+            raise ConversionError(path, reason(EMPTY_DOCUMENT, "the PDF has zero pages")) from exc
         if "password" in str(exc).lower():
             raise ConversionError(
                 path,
-                "the PDF is password-protected (encrypted); save an unprotected copy "
-                "(for example qpdf --decrypt) to ingest it",
+                reason(
+                    PASSWORD_NEEDED,
+                    "the PDF is password-protected (encrypted); save an unprotected copy "
+                    "(for example qpdf --decrypt) to ingest it",
+                ),
             ) from exc
+        second = SecondReader(path)
+        if second.page_count:
+            return _PdfCheck(pages=second.page_count, pdfium_opens=False)
         raise ConversionError(
-            path, f"the PDF is damaged or truncated and cannot be opened ({exc})"
+            path,
+            reason(
+                CANNOT_OPEN,
+                f"the PDF is damaged or truncated (pdfium: {exc}; {second.error})",
+            ),
         ) from exc
     try:
         pages = len(pdf)
     finally:
         pdf.close()
     if pages == 0:
-        raise ConversionError(path, "the PDF has zero pages")
+        raise ConversionError(path, reason(EMPTY_DOCUMENT, "the PDF has zero pages"))
     return _PdfCheck(pages=pages)
 
 
@@ -167,6 +189,9 @@ class Converter:
         self._converter: Any = None
         self.last_recovery = ""
         """What the offline PDF path recovered in the last file (pages OCRed, unreadable)."""
+        self.last_readout: Any = None
+        """The offline PDF path's page record (its ``Recovery``) of the last file, if it
+        took that path; what a file without chunks is explained from."""
 
     def _build(self) -> Any:
         from docling.datamodel.base_models import InputFormat
@@ -209,15 +234,19 @@ class Converter:
         """
         path = Path(path)
         self.last_recovery = ""
+        self.last_readout = None
         if path.suffix.lower() == ".pdf":
-            _check_pdf(path)
-            if not self.standard_pdf:
+            check = _check_pdf(path)
+            if not self.standard_pdf or not check.pdfium_opens:
+                # Docling's pipeline reads through pdfium too: a file only pypdf opens
+                # takes the offline path, which falls back to pypdf.
                 from klea_utils.stores._ingest.offline_pdf import convert_pdf_offline
 
                 document, recovery = convert_pdf_offline(
                     path, do_ocr=self.do_ocr, logger=self.logger
                 )
                 self.last_recovery = recovery.describe()
+                self.last_readout = recovery
                 return document
         try:
             result = self.converter.convert(path, raises_on_error=False)
@@ -248,5 +277,6 @@ class Converter:
                 )
                 note = f"page(s) {', '.join(map(str, pages))} read from pdfium's text layer"
                 self.last_recovery = "; ".join(x for x in (note, recovery.describe()) if x)
+                self.last_readout = recovery
                 return document
         return result.document

@@ -22,6 +22,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from klea_utils.stores._ingest.not_stored import worker_death_reason
 from klea_utils.stores._ingest.progress import ConversionProgress
 from klea_utils.stores._ingest.worker_interface import ConversionWorker, StartWorker
 from klea_utils.stores._ingest.worker_results import ChunkItemResult, ChunkWorkerConfig, WorkItem
@@ -58,12 +59,15 @@ def poison_verdict(
     """Count one more worker killed while converting ``path``; its ``failed`` result once poison.
 
     ``None`` means the file is retried alone in a fresh worker; a result means it killed
-    :data:`POISON_DEATHS` workers and is final. ``reason`` ends the error message.
+    :data:`POISON_DEATHS` workers and is final: a ``time-out`` when the last worker was
+    killed for making no progress, else a ``worker crash``
+    (:func:`~klea_utils.stores._ingest.not_stored.worker_death_reason`); ``reason`` says
+    how the last worker ended.
     """
     deaths[path] = deaths.get(path, 0) + 1
     if deaths[path] < POISON_DEATHS:
         return None
-    error = f"{path}: poison file: it killed {deaths[path]} conversion workers ({reason})"
+    error = worker_death_reason(path, deaths[path], reason)
     return ChunkItemResult(Path(path).name, file_hash, "failed", error=error, file_path=path)
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.atomic import atomic_write_json
+from klea_utils.stores._ingest.not_stored import NOT_CHUNKED as NOT_CHUNKED_LABEL
+from klea_utils.stores._ingest.not_stored import reason
 from klea_utils.stores.source_files import CACHE_DIR_NAME
 
 __all__ = [
@@ -30,8 +32,12 @@ __all__ = [
 FAILURES_FILE_NAME = "failed-files.json"
 """Name of the failure record inside the cache folder."""
 
-NOT_CHUNKED = "no cached chunks (run 'klea-stores-create chunk' first, or the file changed)"
-"""Reason given for a file without chunks and without a recorded failure."""
+NOT_CHUNKED = reason(
+    NOT_CHUNKED_LABEL,
+    "no cached chunks (run 'klea-stores-create chunk' first, or the file changed)",
+)
+"""Reason given for a file without chunks and without a recorded reason: ``store`` run
+without a ``chunk`` (or ``build``) since the file was added or changed."""
 
 
 def failures_path(source_dir: Path) -> Path:
@@ -40,14 +46,17 @@ def failures_path(source_dir: Path) -> Path:
 
 
 def write_conversion_failures(source_dir: Path, results: Iterable[Any]) -> dict[str, str]:
-    """Record the ``failed`` conversion results of a run; return ``{file_name: error}``.
+    """Record why files of a run were not chunked; return ``{file_name: error}``.
 
-    ``results`` are ``ChunkItemResult`` objects. An empty record removes the file.
+    ``results`` are ``ChunkItemResult`` objects: the ``failed`` ones, and the
+    ``zero_chunks`` ones that carry a reason (a file read without any chunk is not stored
+    either, and ``store`` must say why rather than ask for a ``chunk`` run just made). An
+    empty record removes the file.
     """
     failed = {
-        r.file_name: {"file_hash": r.file_hash, "error": str(r.error)}
+        r.file_name: {"file_hash": r.file_hash, "error": str(r.error), "status": r.status}
         for r in results
-        if r.status == "failed"
+        if r.status == "failed" or (r.status == "zero_chunks" and r.error)
     }
     path = failures_path(source_dir)
     if failed:
@@ -86,8 +95,17 @@ def _line(what: str, files: Iterable[Path | str], reasons: Mapping[str, str]) ->
     names = [Path(f).name for f in files]
     if not names:
         return ""
-    parts = [f"{name} ({_one_line(reasons.get(name, NOT_CHUNKED))})" for name in names]
+    parts = [
+        f"{name} ({_one_line(_without_path(name, reasons.get(name, NOT_CHUNKED)))})"
+        for name in names
+    ]
     return f"{len(names)} file(s) {what}: " + "; ".join(parts)
+
+
+def _without_path(name: str, text: str) -> str:
+    """The reason without the leading ``/path/to/<name>: `` the errors start with."""
+    head, sep, rest = text.partition(f"{name}: ")
+    return rest if sep and (not head or head.endswith(("/", "\\"))) else text
 
 
 def _one_line(text: str, limit: int = 200) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from klea_utils.stores._ingest.chunking import Chunker, chunking_settings
 from klea_utils.stores._ingest.conversion import Converter
+from klea_utils.stores._ingest.not_stored import no_chunks_reason
 from klea_utils.stores.chunk_cache import CachedFile, ChunkCache, heading_chains
 from klea_utils.stores.ingest_exceptions import ConversionError
 
@@ -35,13 +36,19 @@ def extract_biblio(
 
 
 class FileOutcome:
-    """What processing one file produced: its cache entry, or why it failed."""
+    """What processing one file produced: its cache entry, or why it failed.
 
-    __slots__ = ("cached", "error")
+    ``note`` says why a file that was read produced no chunks (``None`` when it has some).
+    """
 
-    def __init__(self, cached: CachedFile | None = None, error: str | None = None) -> None:
+    __slots__ = ("cached", "error", "note")
+
+    def __init__(
+        self, cached: CachedFile | None = None, error: str | None = None, note: str | None = None
+    ) -> None:
         self.cached = cached
         self.error = error
+        self.note = note
 
 
 class FileProcessor:
@@ -141,4 +148,8 @@ class FileProcessor:
             metadata=metadata,
             headings=heading_chains(docs),
         )
-        return FileOutcome(cached=cached)
+        note = None
+        if not docs:
+            readout = self._converter.last_readout
+            note = f"{path}: " + no_chunks_reason(path.name, readout, self._converter.do_ocr)
+        return FileOutcome(cached=cached, note=note)

@@ -6,9 +6,14 @@ scan) or with unreadable text (fonts without a Unicode map) is rendered and read
 tesseract instead, when OCR is on; OCR output replaces the page only when it reads better.
 The structure is then rebuilt from the lines (:mod:`klea_utils.stores._ingest.pdf_structure`).
 
-:class:`Recovery` says which pages were recovered and how. A document that stays mostly
-unreadable raises :class:`~klea_utils.stores.ingest_exceptions.ConversionError` (the
-file is reported as failed), never a document of gibberish.
+:class:`Recovery` says which pages were recovered and how. A page pdfium refuses (a damaged
+page tree or page object) is read by pypdf instead
+(:mod:`klea_utils.stores._ingest.pdf_fallback`), as is every page of a file pdfium cannot
+open; a page neither reads is named in the recovery note, never dropped silently. A
+document that stays mostly unreadable raises
+:class:`~klea_utils.stores.ingest_exceptions.ConversionError` (the file is reported as
+failed, with a reason of :mod:`klea_utils.stores._ingest.not_stored`), never a document of
+gibberish.
 """
 
 from __future__ import annotations
@@ -19,8 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._ingest.not_stored import (
+    CANNOT_OPEN,
+    NO_READABLE_TEXT,
+    OCR_NOT_INSTALLED,
+    page_ranges,
+    reason,
+)
 from klea_utils.stores._ingest.ocr import TESSERACT_PACKAGE, ocr_page_lines, tesseract_available
 from klea_utils.stores._ingest.ocr_languages import DocumentLanguages
+from klea_utils.stores._ingest.pdf_fallback import SecondReader
 from klea_utils.stores._ingest.pdf_lines import PageLines, page_lines
 from klea_utils.stores._ingest.pdf_structure import build_document
 from klea_utils.stores._ingest.text_quality import PageQuality, assess
@@ -37,14 +50,7 @@ MAX_UNREADABLE_SHARE = 0.5
 """A document with more than this share of its text pages still unreadable fails."""
 
 
-def _ranges(pages: list[int]) -> str:
-    out: list[str] = []
-    for page in sorted(pages):
-        if out and out[-1].split("-")[-1] == str(page - 1):
-            out[-1] = f"{out[-1].split('-')[0]}-{page}"
-        else:
-            out.append(str(page))
-    return ", ".join(out)
+_ranges = page_ranges
 
 
 @dataclass
@@ -55,6 +61,18 @@ class Recovery:
     """Pages read by OCR (no text layer, or an unreadable one)."""
     unreadable: list[int] = field(default_factory=list)
     """Pages whose text stayed unreadable (OCR off, unavailable, or no better)."""
+    second_reader: list[int] = field(default_factory=list)
+    """Pages pdfium refused and pypdf read (text only)."""
+    failed: list[int] = field(default_factory=list)
+    """Pages no reader could load: they yield nothing."""
+    failure: str = ""
+    """Why the last of the ``failed`` pages could not be loaded (both readers' errors)."""
+    pages: int = 0
+    """Pages in the document."""
+    text_pages: list[int] = field(default_factory=list)
+    """Pages whose text layer holds text (readable or not)."""
+    image_pages: list[int] = field(default_factory=list)
+    """Pages that draw an image."""
 
     def describe(self) -> str:
         """One line for logs and reports, empty when every page read cleanly."""
@@ -63,10 +81,20 @@ class Recovery:
             parts.append(f"page(s) {_ranges(self.ocr)} recovered by OCR (tesseract)")
         if self.unreadable:
             parts.append(f"page(s) {_ranges(self.unreadable)} unreadable")
+        if self.second_reader:
+            parts.append(f"page(s) {_ranges(self.second_reader)} read by pypdf (pdfium refused)")
+        if self.failed:
+            parts.append(f"page(s) {_ranges(self.failed)} could not be read ({self.failure})")
         return "; ".join(parts)
 
     def as_metadata(self) -> dict[str, list[int]]:
-        return {k: v for k, v in (("ocr", self.ocr), ("unreadable", self.unreadable)) if v}
+        pairs = (
+            ("ocr", self.ocr),
+            ("unreadable", self.unreadable),
+            ("second_reader", self.second_reader),
+            ("failed", self.failed),
+        )
+        return {k: v for k, v in pairs if v}
 
 
 def _needs_ocr(page: PageLines, quality: PageQuality) -> bool:
@@ -87,33 +115,58 @@ def convert_pdf_offline(
     import pypdfium2 as pdfium
 
     log = logger or logging.getLogger(__name__)
+    second = SecondReader(Path(path), log)
+    pdf: Any = None
     try:
         pdf = pdfium.PdfDocument(str(path))
     except Exception as exc:  # pypdfium2 raises its own PdfiumError
-        raise ConversionError(path, f"cannot open PDF: {exc}") from exc
-    recovery = Recovery()
+        if not second.page_count:
+            raise ConversionError(
+                path, reason(CANNOT_OPEN, f"pdfium: {exc}; {second.error}")
+            ) from exc
+        log.info("%s: pdfium cannot open it (%s); reading it with pypdf", Path(path).name, exc)
+    recovery = Recovery(pages=len(pdf) if pdf is not None else second.page_count)
     pages: list[PageLines] = []
-    text_pages = 0
     try:
-        languages = DocumentLanguages(pdf, Path(path))
-        for index in range(len(pdf)):
-            page = page_lines(pdf, index)
+        languages = DocumentLanguages(pdf, Path(path)) if pdf is not None else None
+        for index in range(recovery.pages):
+            page = _load_page(pdf, index, second, recovery)
+            if page is None:
+                continue  # named in recovery.failed
             quality = assess(page.raw_text)
-            if not quality.empty or page.has_images:
-                text_pages += 1
+            if not quality.empty:
+                recovery.text_pages.append(index + 1)
+            if page.has_images:
+                recovery.image_pages.append(index + 1)
             if _needs_ocr(page, quality):
-                page = _recover(pdf, index, page, quality, do_ocr, recovery, languages)
+                if languages is None or index + 1 in recovery.second_reader:
+                    recovery.unreadable.append(index + 1)  # pdfium cannot render it for OCR
+                else:
+                    page = _recover(pdf, index, page, quality, do_ocr, recovery, languages)
             pages.append(page)
     finally:
-        pdf.close()
+        if pdf is not None:
+            pdf.close()
+    if recovery.failed and len(recovery.failed) == recovery.pages:
+        raise ConversionError(
+            path,
+            reason(
+                CANNOT_OPEN,
+                f"none of its {recovery.pages} page(s) could be loaded ({recovery.failure})",
+            ),
+        )
+    text_pages = len(set(recovery.text_pages) | set(recovery.image_pages))
     if recovery.unreadable and len(recovery.unreadable) > MAX_UNREADABLE_SHARE * max(1, text_pages):
         if do_ocr and not tesseract_available():
             raise OcrUnavailableError(
                 path,
-                f"page(s) {_ranges(recovery.unreadable)} need OCR (no text layer, or "
-                "unreadable text) but the `tesseract` command is not installed; install the "
-                f"`{TESSERACT_PACKAGE}` package (e.g. `apt-get install {TESSERACT_PACKAGE}`) "
-                "or provide Docling's models via an artifacts path",
+                reason(
+                    OCR_NOT_INSTALLED,
+                    f"page(s) {_ranges(recovery.unreadable)} need OCR (no text layer, or "
+                    "unreadable text) but the `tesseract` command is not installed; install "
+                    f"the `{TESSERACT_PACKAGE}` package (e.g. `apt-get install "
+                    f"{TESSERACT_PACKAGE}`) or provide Docling's models via an artifacts path",
+                ),
             )
         how = (
             "OCR is off"
@@ -124,12 +177,33 @@ def convert_pdf_offline(
         )
         raise ConversionError(
             path,
-            f"unreadable text on page(s) {_ranges(recovery.unreadable)} of {len(pages)} "
-            f"(no text layer, or fonts without a Unicode map) and {how}",
+            reason(
+                NO_READABLE_TEXT,
+                f"unreadable text on page(s) {_ranges(recovery.unreadable)} of "
+                f"{recovery.pages} (no text layer, or fonts without a Unicode map) and {how}",
+            ),
         )
     if recovery.describe():
         log.warning("%s: %s", Path(path).name, recovery.describe())
     return build_document(Path(path).stem, pages), recovery
+
+
+def _load_page(pdf: Any, index: int, second: SecondReader, recovery: Recovery) -> PageLines | None:
+    """Page ``index`` read by pdfium, else by pypdf; ``None`` (named in ``recovery``) if
+    neither can load it."""
+    problem = "pdfium cannot open the file"
+    if pdf is not None:
+        try:
+            return page_lines(pdf, index)
+        except Exception as exc:  # PdfiumError: Failed to load page (a damaged page tree)
+            problem = f"pdfium: {exc}"
+    page = second.page_lines(index)
+    if page is not None:
+        recovery.second_reader.append(index + 1)
+        return page
+    recovery.failed.append(index + 1)
+    recovery.failure = f"{problem}; {second.error}"
+    return None
 
 
 def _recover(

@@ -16,7 +16,8 @@ __all__ = ["ConversionProgress", "TerminalBar", "format_summary", "zero_chunk_re
 
 
 def zero_chunk_reason(file_name: str) -> str:
-    """Why a converted file may have produced no chunks, by its kind."""
+    """Why a converted file may have produced no chunks, by its kind (when no reason came
+    with its result)."""
     if file_name.lower().endswith(".pdf"):
         return "a scanned PDF without OCR?"
     return "no text: the file is empty or holds only markup"
@@ -28,7 +29,9 @@ def format_summary(results: list[Any]) -> str:
     zero = [r for r in results if r.status == "zero_chunks"]
     failed = [r for r in results if r.status == "failed"]
     lines = [f"Conversion: {len(ok)} ok, {len(zero)} with zero chunks, {len(failed)} failed"]
-    lines += [f"  zero chunks: {r.file_name} ({zero_chunk_reason(r.file_name)})" for r in zero]
+    lines += [
+        f"  zero chunks: {r.file_name} ({r.error or zero_chunk_reason(r.file_name)})" for r in zero
+    ]
     lines += [f"  failed: {r.file_name}: {r.error}" for r in failed]
     return "\n".join(lines)
 

@@ -248,7 +248,9 @@ class _RayDispatch:
         for doi, record in answer.doi_records.items():
             self.doi_cache.put(doi, record)
         if not cached.docs:  # not cached, so a later run (e.g. with OCR) retries it
-            return ChunkItemResult(name, file_hash, "zero_chunks", file_path=path)
+            return ChunkItemResult(
+                name, file_hash, "zero_chunks", error=answer.note, file_path=path
+            )
         self.cache.store(cached)
         entry = cached.template_entry()
         return ChunkItemResult(name, file_hash, "ok", file_headings_entry=entry, file_path=path)

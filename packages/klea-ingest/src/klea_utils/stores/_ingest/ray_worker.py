@@ -45,6 +45,8 @@ class RayFileResult:
     metadata: dict[str, Any] = field(default_factory=dict)
     headings: list[str] = field(default_factory=list)
     error: str | None = None
+    note: str | None = None
+    """Why a file read without error produced no chunks (names the driver's path)."""
     doi_records: dict[str, dict[str, Any]] = field(default_factory=dict)
     rss: int | None = None
     deferred: bool = False
@@ -77,6 +79,9 @@ class RayConversionWorker:
         from klea_utils.stores._ingest.file_processing import FileProcessor
 
         logging.basicConfig(level=options["log_level"])
+        from klea_utils.stores._ingest.library_noise import route_library_noise
+
+        route_library_noise()
         self.logger = logging.getLogger("klea_utils.stores.ray_worker")
         self.logger.setLevel(options["log_level"])
         _sweep_dead_workers_folders()
@@ -141,6 +146,8 @@ class RayConversionWorker:
             cached.metadata,
             cached.headings,
         )
+        if outcome.note is not None:
+            result.note = outcome.note.replace(str(path), driver_path)
         result.doi_records = self._new_doi_records()
         return result
 

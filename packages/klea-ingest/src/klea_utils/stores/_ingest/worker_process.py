@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.batch_conversion import WORKER_LOGGER, build_processor, convert_items
+from klea_utils.stores._ingest.library_noise import route_library_noise
 from klea_utils.stores._ingest.worker_results import ChunkItemResult, ChunkWorkerConfig, WorkItem
 
 __all__ = ["DONE", "LogPipe", "WorkerProcess", "forward_to_parent_loggers", "run_worker"]
@@ -105,6 +106,7 @@ def _forward_logs(logs: LogPipe | None, level: int) -> None:
         root.addHandler(QueueHandler(logs))
         root.setLevel(level)
     logging.getLogger(WORKER_LOGGER).setLevel(level)
+    route_library_noise()  # Docling's UserWarnings: to the parent's log at INFO, not stderr
     if level > logging.DEBUG:  # Docling's INFO lines would cross the progress bar
         for name in _CHATTY_LOGGERS:
             logging.getLogger(name).setLevel(max(level, logging.WARNING))

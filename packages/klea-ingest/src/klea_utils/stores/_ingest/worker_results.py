@@ -91,6 +91,7 @@ class ChunkItemResult:
     - ``ok``: converted and cached; ``file_headings_entry`` holds the file's
       metadata-map template entry;
     - ``zero_chunks``: converted but produced no chunks (e.g. a scanned PDF without OCR);
+      ``error``, when set, says why (:func:`klea_utils.stores._ingest.not_stored.no_chunks_reason`);
     - ``failed``: conversion raised (or the file killed two workers); ``error`` says why;
     - ``deferred``: not processed because the worker hit its RSS cap; ``file_path`` lets
       the parent re-dispatch it to a fresh worker.
