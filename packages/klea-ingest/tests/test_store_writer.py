@@ -71,7 +71,13 @@ def test_incremental_lifecycle(tmp_path: Path, embeddings: CountingEmbeddings) -
     assert meta["authors"][:2] == ["Ankur Sinha", "ankur sinha"]
     manifest = json.loads((source / ".klea-cache" / "papers.manifest.json").read_text())
     section = manifest["stores"][f"chroma:{store_dir.resolve()}"]
-    assert section["files"]["b.md"] == {"file_hash": results[1][0], "chunks": 5, "complete": True}
+    entry = section["files"]["b.md"]
+    assert {k: entry[k] for k in ("file_hash", "chunks", "complete")} == {
+        "file_hash": results[1][0],
+        "chunks": 5,
+        "complete": True,
+    }
+    assert len(entry["digest"]) == 64
 
     # unchanged: nothing re-embedded
     embeddings.embedded = 0
@@ -105,6 +111,64 @@ def test_incremental_lifecycle(tmp_path: Path, embeddings: CountingEmbeddings) -
     assert summary.files_added == 1
     assert sorted(_contents(store_dir, "papers", embeddings)) == ["b.md:0", "b.md:1"]
     assert len(read_corpus(bm25)) == 2
+
+
+def test_same_bytes_cut_into_other_chunks_are_replaced(
+    tmp_path: Path, embeddings: CountingEmbeddings
+) -> None:
+    """Other chunk settings or a newer extraction of unchanged bytes: same count, new text.
+
+    The manifest compares the chunks' digest, not only the file's hash and chunk count,
+    so neither the vector store nor the FTS5 index keeps the old passages.
+    """
+    source, store_dir, fts = tmp_path / "src", tmp_path / "store", tmp_path / "lex.sqlite"
+    uri = f"chroma:{store_dir}"
+    builder = make_builder(embeddings)
+    file_hash, docs, path = write_source(source, "a.md", _paras("a", 3))
+
+    def run(chunks):
+        return builder.store_all(
+            iter([(file_hash, chunks, path)]), uri, "papers", source, fts5_path=str(fts)
+        )
+
+    run(docs)
+    recut = [d.model_copy(update={"page_content": f"recut {d.page_content}"}) for d in docs]
+    embeddings.embedded = 0
+    summary = run(recut)
+    assert summary.files_replaced == 1
+    assert embeddings.embedded == 3
+    assert summary.fts5_chunks == 3
+    assert all(t.startswith("recut") for t in _contents(store_dir, "papers", embeddings).values())
+    assert all(t.startswith("recut") for t in _fts5_contents(fts).values())
+
+    # a corrected metadata record changes what is stored too
+    retitled = [
+        d.model_copy(update={"metadata": {**d.metadata, "title": "Corrected"}}) for d in recut
+    ]
+    assert run(retitled).files_replaced == 1
+
+    # and the same chunks again are skipped
+    embeddings.embedded = 0
+    summary = run(retitled)
+    assert (summary.files_skipped, embeddings.embedded, summary.fts5_chunks) == (1, 0, 0)
+
+
+def test_an_entry_without_digest_is_replaced_once(
+    tmp_path: Path, embeddings: CountingEmbeddings
+) -> None:
+    """A manifest written before digests were recorded: each file is stored again once."""
+    source, uri = tmp_path / "src", f"chroma:{tmp_path / 'store'}"
+    builder = make_builder(embeddings)
+    result = write_source(source, "a.md", _paras("a", 2))
+    builder.store_all(iter([result]), uri, "papers", source)
+    manifest_file = source / ".klea-cache" / "papers.manifest.json"
+    manifest = json.loads(manifest_file.read_text())
+    for section in manifest["stores"].values():
+        for entry in section["files"].values():
+            del entry["digest"]
+    manifest_file.write_text(json.dumps(manifest))
+    assert builder.store_all(iter([result]), uri, "papers", source).files_replaced == 1
+    assert builder.store_all(iter([result]), uri, "papers", source).files_skipped == 1
 
 
 def test_embedding_model_loaded_only_when_a_chunk_is_embedded(

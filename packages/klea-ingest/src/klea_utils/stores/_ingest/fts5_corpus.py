@@ -30,7 +30,12 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._ingest.manifest import ManifestEntry, StoreManifest, sidecar_path
+from klea_utils.stores._ingest.manifest import (
+    ManifestEntry,
+    StoreManifest,
+    chunks_digest,
+    sidecar_path,
+)
 from klea_utils.stores.ingest_exceptions import IngestError
 from klea_utils.stores.retrieval.fts5_index import open_fts5_store
 from langchain_core.documents import Document
@@ -109,17 +114,18 @@ class Fts5IndexWriter:
         """Index one file's stored chunks unless already current; return how many were written."""
         from klea_utils.stores import fts5_writer
 
-        if self.manifest.is_current(file_name, file_hash, len(docs)):
+        digest = chunks_digest(docs)
+        if self.manifest.is_current(file_name, file_hash, len(docs), digest):
             return 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        stale = self.manifest.begin(file_name, file_hash, len(docs))
+        stale = self.manifest.begin(file_name, file_hash, len(docs), digest)
         if stale:
             fts5_writer.delete_fts5_ids(self.path, stale)
         pairs = [(str(d.id), d) for d in docs]
         written = (
             fts5_writer.write_fts5_chunks(self.path, pairs, stemming=self.stemming) if docs else 0
         )
-        self.manifest.commit(file_name, file_hash, len(docs))
+        self.manifest.commit(file_name, file_hash, len(docs), digest)
         return written
 
     def retain(self, keep: Collection[str]) -> int:

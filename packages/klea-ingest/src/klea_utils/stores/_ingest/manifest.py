@@ -7,11 +7,15 @@ path, never mixes records::
 
     {"version": 2, "collection": "papers",
      "stores": {"chroma:/data/store": {"files": {
-         "a.pdf": {"file_hash": "<sha256>", "chunks": 12, "complete": true}}}}}
+         "a.pdf": {"file_hash": "<sha256>", "chunks": 12, "digest": "<sha256>",
+                   "complete": true}}}}}
 
 A version-1 manifest (one ``store_uri`` and its ``files``) is read as that store's section.
-The manifest is a record, not the truth: the store phase checks that the store holds each
-skipped file's ids and re-adds what it lacks.
+``digest`` is :func:`chunks_digest` of the chunks as stored (text and metadata): a file whose
+bytes are unchanged but whose chunks are not (other chunk settings, a newer extraction, a
+corrected metadata record) is replaced, not skipped. An entry written before digests were
+recorded counts as changed once. The manifest is a record, not the truth: the store phase
+checks that the store holds each skipped file's ids and re-adds what it lacks.
 
 A file's entry is written with ``complete: false`` *before* its chunks are added and
 flipped to ``true`` once they all are, so a process killed mid-file leaves a marker: the
@@ -20,6 +24,7 @@ next run deletes every id the file may have written and adds it again.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import re
@@ -31,6 +36,7 @@ from klea_utils.stores._ingest.atomic import atomic_write_json
 from klea_utils.stores.exceptions import StoreConfigError
 from klea_utils.stores.ingest_exceptions import IngestError
 from klea_utils.stores.layout import CACHE_DIR_NAME
+from langchain_core.documents import Document
 
 MANIFEST_VERSION = 2
 """Format version written into every collection manifest (version 1 is still read)."""
@@ -68,6 +74,8 @@ class ManifestEntry:
     file_hash: str
     chunks: int
     complete: bool = True
+    digest: str = ""
+    """:func:`chunks_digest` of the chunks stored; empty in entries written before it was."""
 
     def __post_init__(self) -> None:
         if not self.file_hash:
@@ -78,6 +86,16 @@ class ManifestEntry:
     def ids(self, file_name: str) -> list[str]:
         """The chunk ids this entry put in the collection."""
         return chunk_ids(file_name, self.chunks)
+
+
+def chunks_digest(docs: list[Document]) -> str:
+    """SHA-256 over the chunks' text and metadata, in order: what the store was given."""
+    digest = hashlib.sha256()
+    for doc in docs:
+        record = [doc.page_content, doc.metadata]
+        digest.update(json.dumps(record, sort_keys=True, ensure_ascii=False, default=str).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
 
 
 def chunk_ids(file_name: str, count: int) -> list[str]:
@@ -111,39 +129,46 @@ class StoreManifest:
             "version": 1,
             "collection": self.collection,
             "store_uri": self.store_uri,
-            "files": {
-                name: {"file_hash": e.file_hash, "chunks": e.chunks, "complete": e.complete}
-                for name, e in sorted(self.files.items())
-            },
+            "files": {name: _entry_json(e) for name, e in sorted(self.files.items())},
         }
 
     def save(self) -> None:
         """Write the manifest atomically."""
         atomic_write_json(self.path, self.to_json())
 
-    def is_current(self, file_name: str, file_hash: str, chunks: int) -> bool:
-        """Whether the collection already holds exactly this version of the file."""
+    def is_current(
+        self, file_name: str, file_hash: str, chunks: int, digest: str | None = None
+    ) -> bool:
+        """Whether the collection already holds exactly this version of the file.
+
+        With ``digest`` (:func:`chunks_digest` of the chunks to store) the chunks must be
+        the ones stored too; without it only the file's bytes and chunk count are compared
+        (a forecast, as the store plan makes before any chunk is read).
+        """
         entry = self.files.get(file_name)
         return (
             entry is not None
             and entry.complete
             and entry.file_hash == file_hash
-            and (entry.chunks == chunks)
+            and entry.chunks == chunks
+            and (digest is None or entry.digest == digest)
         )
 
-    def begin(self, file_name: str, file_hash: str, chunks: int) -> list[str]:
+    def begin(self, file_name: str, file_hash: str, chunks: int, digest: str = "") -> list[str]:
         """Mark a file in progress and save; return the ids to delete before adding it."""
         old = self.files.get(file_name)
         stale = 0 if old is None else old.chunks
         if old is not None and not old.complete:
             stale = max(stale, chunks)  # a crashed run may have written up to `chunks` ids
-        self.files[file_name] = ManifestEntry(file_hash, max(chunks, stale), complete=False)
+        self.files[file_name] = ManifestEntry(
+            file_hash, max(chunks, stale), complete=False, digest=digest
+        )
         self.save()
         return chunk_ids(file_name, stale)
 
-    def commit(self, file_name: str, file_hash: str, chunks: int) -> None:
-        """Mark a file complete with ``chunks`` chunks and save."""
-        self.files[file_name] = ManifestEntry(file_hash, chunks, complete=True)
+    def commit(self, file_name: str, file_hash: str, chunks: int, digest: str = "") -> None:
+        """Mark a file complete with ``chunks`` chunks (whose digest is ``digest``) and save."""
+        self.files[file_name] = ManifestEntry(file_hash, chunks, complete=True, digest=digest)
         self.save()
 
     def expected_chunks(self) -> int:
@@ -154,6 +179,14 @@ class StoreManifest:
         """Forget every file and save (after the collection was dropped)."""
         self.files.clear()
         self.save()
+
+
+def _entry_json(entry: ManifestEntry) -> dict[str, Any]:
+    record: dict[str, Any] = {"file_hash": entry.file_hash, "chunks": entry.chunks}
+    if entry.digest:
+        record["digest"] = entry.digest
+    record["complete"] = entry.complete
+    return record
 
 
 def _parse_files(path: Path, files: Any) -> dict[str, ManifestEntry]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from klea_utils.stores._ingest.manifest import StoreManifest, chunk_ids
+from klea_utils.stores._ingest.manifest import StoreManifest, chunk_ids, chunks_digest
 from klea_utils.stores._ingest.store_check import current_ids, missing_ids
 from klea_utils.stores._ingest.store_progress import StoreProgress
 from klea_utils.stores.ingest_exceptions import SourceLayoutError
@@ -71,8 +71,13 @@ class VectorRun:
     def write_file(
         self, name: str, file_hash: str, stored: list[Document], progress: StoreProgress
     ) -> None:
-        """Skip an unchanged file; else delete its stale ids and add its chunks in batches."""
-        if self.manifest.is_current(name, file_hash, len(stored)):
+        """Skip an unchanged file; else delete its stale ids and add its chunks in batches.
+
+        Unchanged means the same bytes cut into the same chunks (:func:`chunks_digest`):
+        a file re-chunked with other settings or a newer extraction is replaced.
+        """
+        digest = chunks_digest(stored)
+        if self.manifest.is_current(name, file_hash, len(stored), digest):
             lost = missing_ids(self.store, [str(d.id) for d in stored])
             if not lost:
                 self.summary.files_skipped += 1
@@ -86,16 +91,16 @@ class VectorRun:
                 len(stored),
                 len(lost),
             )
-        if self._resume(name, file_hash, stored, progress):
+        if self._resume(name, file_hash, stored, digest, progress):
             return
         existed = name in self.manifest.files
-        stale = self.manifest.begin(name, file_hash, len(stored))
+        stale = self.manifest.begin(name, file_hash, len(stored), digest)
         if stale:
             self.store.delete(ids=stale)
             self.summary.chunks_deleted += len(stale)
         progress.begin_file(name, len(stored))
         self._add(stored, progress)
-        self.manifest.commit(name, file_hash, len(stored))
+        self.manifest.commit(name, file_hash, len(stored), digest)
         self.summary.chunks_added += len(stored)
         if not stored:
             self.summary.files_empty += 1
@@ -112,16 +117,27 @@ class VectorRun:
             progress.advance(len(part))
 
     def _resume(
-        self, name: str, file_hash: str, stored: list[Document], progress: StoreProgress
+        self,
+        name: str,
+        file_hash: str,
+        stored: list[Document],
+        digest: str,
+        progress: StoreProgress,
     ) -> bool:
         """Finish a file a killed run left incomplete, embedding only the chunks it lacks.
 
-        Only when the unfinished entry is this very version of the file: chunks already
-        in the store with this file hash are kept, ids past the file's chunk count are
-        deleted, the rest is added. Returns whether the file was handled here.
+        Only when the unfinished entry is this very version of the file and of its chunks:
+        chunks already in the store with this file hash are kept, ids past the file's
+        chunk count are deleted, the rest is added. Returns whether the file was handled.
         """
         entry = self.manifest.files.get(name)
-        if entry is None or entry.complete or entry.file_hash != file_hash or not stored:
+        if (
+            entry is None
+            or entry.complete
+            or entry.file_hash != file_hash
+            or entry.digest != digest
+            or not stored
+        ):
             return False
         done = current_ids(self.store, [str(d.id) for d in stored], file_hash)
         if not done:
@@ -139,7 +155,7 @@ class VectorRun:
         )
         progress.begin_file(name, len(stored), done=len(done))
         self._add(todo, progress)
-        self.manifest.commit(name, file_hash, len(stored))
+        self.manifest.commit(name, file_hash, len(stored), digest)
         self.summary.chunks_added += len(todo)
         self.summary.files_resumed += 1
         progress.file_done(name, skipped=False)
