@@ -63,6 +63,8 @@ def _klass(char: str) -> str:
 
 def has_rtl(text: str) -> bool:
     """Whether ``text`` holds a strong right-to-left character."""
+    if text.isascii():
+        return False
     return any(unicodedata.bidirectional(c) in _STRONG_R for c in text)
 
 
@@ -70,6 +72,8 @@ def rtl_base(text: str) -> bool:
     """Whether a line reads right to left: at least as many words with right-to-left
     letters as words with left-to-right ones (an Arabic sentence quoting ``Python``, or a
     row of numbers with an Arabic label, reads from the right)."""
+    if not has_rtl(text):
+        return False
     rtl = ltr = 0
     for word in text.split():
         classes = {_klass(c) for c in word}

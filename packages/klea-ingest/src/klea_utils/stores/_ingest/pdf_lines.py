@@ -477,17 +477,21 @@ def _split_lines(chars: list[_Char | None]) -> list[list[_Char]]:
                     abs(char.bottom - last.bottom) > 0.8 * line_h
                     and abs(char.top - last.top) > 0.8 * line_h
                 )
-                if has_rtl(char.text + last.text):  # the next line starts at the right
-                    went_back = char.right > last.right + 6 * line_h
-                else:
-                    went_back = char.left < last.left - 6 * line_h
-                if jumped and went_back:
+                if jumped and _went_back(char, last, line_h):
                     groups.append(current)
                     current = []
         current.append(char)
     if current:
         groups.append(current)
     return groups
+
+
+def _went_back(char: _Char, last: _Char, line_h: float) -> bool:
+    """Whether ``char`` starts a new line: far back from ``last`` in the reading direction
+    (to the left, or to the right for right-to-left text)."""
+    if has_rtl(char.text + last.text):
+        return char.right > last.right + 6 * line_h
+    return char.left < last.left - 6 * line_h
 
 
 def _line(

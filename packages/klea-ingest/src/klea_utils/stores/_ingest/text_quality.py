@@ -88,11 +88,13 @@ def _strip_punctuation(token: str) -> str:
 
 def _wordlike(token: str) -> bool:
     core = _strip_punctuation(token)
-    # Thai, Devanagari and Arabic vowels are combining marks: part of the word
-    marks = sum(unicodedata.category(c).startswith("M") for c in core)
     letters = [c for c in core if c.isalpha()]
-    # ideographic commas and stops inside a run of Chinese are part of the sentence
-    inner = sum(_punctuation(c) and script_of(c) == "HAN" for c in core)
+    marks = inner = 0
+    if not core.isascii():
+        # Thai, Devanagari and Arabic vowels are combining marks: part of the word
+        marks = sum(unicodedata.category(c).startswith("M") for c in core)
+        # ideographic commas and stops inside a run of Chinese are part of the sentence
+        inner = sum(_punctuation(c) and script_of(c) == "HAN" for c in core)
     if len(letters) + marks < 0.8 * (len(core) - inner):
         return False
     if len(letters) < 2 and not (letters and is_unspaced(letters[0])):

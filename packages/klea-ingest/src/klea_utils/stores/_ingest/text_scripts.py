@@ -105,10 +105,12 @@ of blank inside one number."""
 
 def word_gap_em(before: str, after: str) -> float:
     """The blank (in ems) between the glyphs ``before`` and ``after`` that separates words."""
-    if is_unspaced(before) and is_unspaced(after):
-        return UNSPACED_GAP_EM
     if before.isdigit() and after.isdigit():
         return DIGIT_GAP_EM
+    if before.isascii() or after.isascii():
+        return WORD_GAP_EM
+    if is_unspaced(before) and is_unspaced(after):
+        return UNSPACED_GAP_EM
     return WORD_GAP_EM
 
 
@@ -126,6 +128,8 @@ def join_words(words: list[str]) -> str:
 def word_count(text: str) -> int:
     """Words in ``text``: blank-separated tokens, and about one word per two characters of
     an unspaced script (a 40-character Japanese line is a sentence, not a 1-word heading)."""
+    if text.isascii():
+        return len(text.split())
     count = 0
     for token in text.split():
         unspaced = sum(is_unspaced(c) for c in token)
