@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 
 
-def _data_dir() -> Path | None:
+def _shared_pdf_dir(data_set: str) -> Path | None:
     for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "data" / "realpapers-dev" / "pdf"
+        candidate = parent / "shared" / "data" / data_set / "pdf"
         if candidate.is_dir():
             return candidate
     return None
 
 
-DATA = _data_dir()
+DATA = _shared_pdf_dir("realpapers-dev")
 """The folder of real PDFs (``shared/data/realpapers-dev/pdf``), ``None`` when absent."""
 
 needs_data = pytest.mark.skipif(
@@ -28,17 +28,26 @@ needs_data = pytest.mark.skipif(
 )
 
 
-def _wild_dir() -> Path | None:
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "data" / "realpapers-wild" / "pdf"
-        if candidate.is_dir():
-            return candidate
-    return None
-
-
-WILD = _wild_dir()
+WILD = _shared_pdf_dir("realpapers-wild")
 """The real-world PDFs (``shared/data/realpapers-wild/pdf``), ``None`` when absent."""
 
 needs_wild = pytest.mark.skipif(
     WILD is None and not os.environ.get("CI"), reason="shared/data/realpapers-wild not found"
 )
+
+
+def wild_page(name: str, index: int, folder: Path) -> Path:
+    """Page ``index`` (0-based) of the wild file ``name``, saved alone as a PDF in ``folder``."""
+    import pypdfium2 as pdfium
+
+    assert WILD is not None
+    src = pdfium.PdfDocument(str(WILD / name))
+    out = pdfium.PdfDocument.new()
+    try:
+        out.import_pages(src, [index])
+        path = folder / f"{Path(name).stem}-p{index + 1}.pdf"
+        out.save(str(path))
+    finally:
+        out.close()
+        src.close()
+    return path

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from klea_utils.stores._ingest.offline_pdf import convert_pdf_offline
 from klea_utils.stores._ingest.pdf_frames import Frame, dominant_quarter, quarter_of
 from klea_utils.stores._ingest.pdf_lines import page_lines
-from realpapers import WILD, needs_wild
+from realpapers import needs_wild, wild_page
 from reportlab.pdfgen import canvas
 
 pytestmark = pytest.mark.timeout(300)
@@ -246,20 +246,6 @@ def test_any_rotation_text_turn_and_unit_give_the_same_lines(
 # -- real pages ------------------------------------------------------------------------------
 
 
-def _one_page(name: str, index: int, folder: Path) -> Path:
-    assert WILD is not None
-    src = pdfium.PdfDocument(str(WILD / name))
-    out = pdfium.PdfDocument.new()
-    try:
-        out.import_pages(src, [index])
-        path = folder / f"{Path(name).stem}-p{index + 1}.pdf"
-        out.save(str(path))
-    finally:
-        out.close()
-        src.close()
-    return path
-
-
 @needs_wild
 @pytest.mark.parametrize(
     ("name", "index"),
@@ -272,7 +258,7 @@ def _one_page(name: str, index: int, folder: Path) -> Path:
     ],
 )
 def test_real_rotated_pages_keep_their_words(tmp_path: Path, name: str, index: int) -> None:
-    path = _one_page(name, index, tmp_path)
+    path = wild_page(name, index, tmp_path)
     pdf = pdfium.PdfDocument(str(path))
     try:
         assert pdf[0].get_rotation() == 90

@@ -22,7 +22,7 @@ from klea_utils.stores._ingest.offline_pdf import convert_pdf_offline
 from klea_utils.stores._ingest.pdf_images import MIN_SCAN_COVER, image_cover
 from klea_utils.stores._ingest.pdf_lines import page_lines
 from PIL import Image, ImageDraw, ImageFont
-from realpapers import WILD, needs_wild
+from realpapers import WILD, needs_wild, wild_page
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
@@ -233,20 +233,6 @@ def test_tsv_scores_weigh_confidence_by_word_length() -> None:
 # -- real pages -------------------------------------------------------------------------------
 
 
-def _one_page(name: str, index: int, folder: Path) -> Path:
-    assert WILD is not None
-    src = pdfium.PdfDocument(str(WILD / name))
-    out = pdfium.PdfDocument.new()
-    try:
-        out.import_pages(src, [index])
-        path = folder / f"{Path(name).stem}-p{index + 1}.pdf"
-        out.save(str(path))
-    finally:
-        out.close()
-        src.close()
-    return path
-
-
 @needs_wild
 @needs_tesseract
 @pytest.mark.parametrize(
@@ -257,7 +243,7 @@ def _one_page(name: str, index: int, folder: Path) -> Path:
     ],
 )
 def test_real_scans_in_form_xobjects_are_read(tmp_path: Path, name: str, index: int) -> None:
-    path = _one_page(name, index, tmp_path)
+    path = wild_page(name, index, tmp_path)
     doc, recovery = convert_pdf_offline(path, do_ocr=True)
     items = [item for item, _ in doc.iterate_items() if getattr(item, "text", "")]
     text = " ".join(item.text for item in items).lower()

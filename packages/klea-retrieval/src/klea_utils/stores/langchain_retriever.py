@@ -21,7 +21,7 @@ import asyncio
 from typing import Any, Literal
 
 from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.pipeline import KleaPipeline
+from klea_utils.stores.pipeline import KleaPipeline, PipelineResult
 from langchain_core.callbacks import (
     AsyncCallbackManagerForRetrieverRun,
     CallbackManagerForRetrieverRun,
@@ -86,10 +86,8 @@ class KleaRetriever(BaseRetriever):
         pipeline = KleaPipeline(config, k=k, **pipeline_options)
         return cls(pipeline=pipeline, domain=domain, k=k, metadata_filter=metadata_filter)
 
-    def _get_relevant_documents(
-        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
-    ) -> list[Document]:
-        result = self.pipeline.retrieve(
+    def _retrieve(self, query: str) -> PipelineResult:
+        return self.pipeline.retrieve(
             self.domain,
             query,
             metadata_filter=self.metadata_filter,
@@ -98,6 +96,11 @@ class KleaRetriever(BaseRetriever):
             context=self.context,
             context_tokens=self.context_tokens,
         )
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        result = self._retrieve(query)
         for note in result.notes:
             run_manager.on_text(f"degraded: {note}\n")
         return result.documents()
@@ -105,16 +108,7 @@ class KleaRetriever(BaseRetriever):
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
     ) -> list[Document]:
-        result = await asyncio.to_thread(
-            self.pipeline.retrieve,
-            self.domain,
-            query,
-            metadata_filter=self.metadata_filter,
-            k=self.k,
-            limit=self.k,
-            context=self.context,
-            context_tokens=self.context_tokens,
-        )
+        result = await asyncio.to_thread(self._retrieve, query)
         for note in result.notes:
             await run_manager.on_text(f"degraded: {note}\n")
         return result.documents()
