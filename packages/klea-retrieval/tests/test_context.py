@@ -220,3 +220,27 @@ def test_klea_retrieve_prints_the_widened_passage_with_its_page_range(
     assert "the recorded levels are\nnegative values in dry months" in wide
     assert main(["--context", "page", *argv]) == 2
     assert "must be off, neighbours or section" in capsys.readouterr().err
+
+
+def test_the_langchain_bm25_retriever_widens_hits_when_asked() -> None:
+    from klea_utils.stores.langchain_bm25 import BM25Retriever
+
+    docs = _chunks()
+    plain = BM25Retriever.from_documents(docs, k=1)
+    hit = plain.invoke("why are the recorded levels below zero in the sensor pool")
+    assert [d.id for d in hit] == ["wrt.pdf:2"]
+    assert "negative values" not in hit[0].page_content  # off by default: the chunk alone
+
+    wide = BM25Retriever.from_documents(docs, k=1, context="neighbours", context_tokens=60)
+    (passage,) = wide.invoke("why are the recorded levels below zero in the sensor pool")
+    assert "sensor sits above the pool" in passage.page_content
+    assert "negative values in dry months" in passage.page_content
+    assert "Aquifers are filled" not in passage.page_content  # another section
+    assert (passage.metadata["page_start"], passage.metadata["page_end"]) == (2, 3)
+
+    old = BM25Retriever.from_documents(_chunks(with_order=False), k=1, context="section")
+    (same,) = old.invoke("why are the recorded levels below zero in the sensor pool")
+    assert same.page_content == hit[0].page_content
+
+    with pytest.raises(ValueError, match="context"):
+        BM25Retriever.from_documents(docs, context="paragraph")

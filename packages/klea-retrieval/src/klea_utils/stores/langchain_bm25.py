@@ -1,17 +1,29 @@
-"""BM25 keyword retriever on rank_bm25, as a LangChain ``BaseRetriever``."""
+"""BM25 keyword retriever on rank_bm25, as a LangChain ``BaseRetriever``.
+
+With ``context="neighbours"`` (or ``"section"``) each hit comes back widened with the
+chunks around it in the same section, read from the retriever's own documents, as
+:class:`~klea_utils.stores.pipeline.KleaPipeline` widens them (documents written by
+klea-ingest record ``chunk_index`` and ``section_index``). ``"off"``, the default, returns
+the matching documents as they are, as a plain BM25 retriever does.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+from klea_utils.stores._retrieval.context import (
+    DEFAULT_CONTEXT_TOKENS,
+    neighbour_source,
+    widen_hits,
+)
 from klea_utils.stores.utils import normalize_text
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field
 from sci_etl_core.search.stemming import PorterTokenizer
 
 __all__ = ["BM25Retriever", "default_preprocessing_func", "stemmed_preprocessing_func"]
@@ -59,12 +71,17 @@ class BM25Retriever(BaseRetriever):
         docs: The indexed LangChain documents.
         k: Default number of documents to return per query.
         preprocess_func: Function used to tokenize documents and queries.
+        context: ``off`` (default), ``neighbours`` or ``section``: widen each hit with
+            the chunks around it in its section, from :attr:`docs`.
+        context_tokens: Token budget of a widened passage.
     """
 
     vectorizer: Any = None
     docs: list[Document]
     k: int = 4
     preprocess_func: Callable[[str], list[str]] = default_preprocessing_func
+    context: Literal["off", "neighbours", "section"] = "off"
+    context_tokens: int = Field(default=DEFAULT_CONTEXT_TOKENS, ge=1)
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="ignore", protected_namespaces=())
 
@@ -157,4 +174,11 @@ class BM25Retriever(BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
     ) -> list[Document]:
-        return [doc for doc, _ in self.scored_documents(query)]
+        hits = self.scored_documents(query)
+        if self.context != "off":
+            source = neighbour_source("bm25", "BM25Retriever", self)
+            sources = [source] if source is not None else []
+            hits, notes = widen_hits(hits, sources, self.context, self.context_tokens)
+            for note in notes:
+                run_manager.on_text(f"degraded: {note}\n")
+        return [doc for doc, _ in hits]
