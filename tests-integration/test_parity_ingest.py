@@ -1,7 +1,9 @@
 """One corpus through ``klea-stores-create build``, read back by every lexical reader.
 
 A small corpus (Markdown, HTML, DOCX, a text PDF), each file with its own title, is
-ingested once by the real command into Chroma, the rank_bm25 pickle and the FTS5 index.
+ingested once by the real command into Chroma, the rank_bm25 pickle and the FTS5 index,
+without stemming (``--no-fts5-stemming``, and the pickle read with ``stemming=False``;
+both stem by default) so that the unicode61 readers can be compared first.
 Then, for an exact-title query of each file:
 
 - klea's ``BM25RetrieverManager`` over the pickle and over ``fts5:<index>`` (free text, an
@@ -18,8 +20,8 @@ an ``fts5vocab`` table reads from a copy of the index. Switched to stemming with
 ``PorterTokenizer`` stems, and klea's ``fts5:`` store on it (following the file) matches
 the same chunks as the pickle with ``BM25StoreInfo(stemming=True)``.
 
-Titles hold no stopword, so klea's ``fts5:`` query (which drops stopwords) and rank_bm25
-(which keeps them) see the same words.
+Titles hold no stopword or question word, so klea's question query (which drops them)
+and the parsed OR of the title's words see the same words.
 """
 
 from __future__ import annotations
@@ -110,6 +112,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
             str(bm25),
             "--fts5-store",
             str(fts5),
+            "--no-fts5-stemming",  # unicode61 first; the stemming switch is tested below
             "--no-ocr",
         ],
         env=env,
@@ -126,7 +129,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
 @pytest.fixture(scope="module")
 def manager(built: Built) -> Iterator[BM25RetrieverManager]:
     stores = [
-        BM25StoreInfo(name="pickle", path=str(built.bm25), default_k=DEPTH, k_max=DEPTH),
+        BM25StoreInfo(
+            name="pickle", path=str(built.bm25), stemming=False, default_k=DEPTH, k_max=DEPTH
+        ),
         BM25StoreInfo(
             name="fts5", path=FTS5_SCHEME + str(built.fts5), default_k=DEPTH, k_max=DEPTH
         ),
