@@ -9,6 +9,7 @@ pages of ``shared/data/realpapers-wild`` check the files that were stored with n
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -28,7 +29,10 @@ from reportlab.pdfgen import canvas
 
 pytestmark = pytest.mark.timeout(300)
 
-needs_tesseract = pytest.mark.skipif(not tesseract_available(), reason="tesseract not installed")
+# scripts/test installs tesseract: under CI a missing one fails these tests instead.
+needs_tesseract = pytest.mark.skipif(
+    not tesseract_available() and not os.environ.get("CI"), reason="tesseract not installed"
+)
 
 PAGE = (612.0, 792.0)
 SCAN_LINES = [
