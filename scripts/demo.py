@@ -177,7 +177,7 @@ async def sci_etl_answers(workdir: Path, bm25: Path, questions: list[str], top_k
         AsyncHybridSearcher,
         AsyncSearchIndexer,
         AsyncSqliteFts5Store,
-        Unicode61Tokenizer,
+        question_query,
     )
 
     papers, texts = papers_from_corpus(bm25)
@@ -193,9 +193,8 @@ async def sci_etl_answers(workdir: Path, bm25: Path, questions: list[str], top_k
                 await indexer.ingest(paper, texts[paper.record_id])
                 await ingestor.ingest(paper, texts[paper.record_id])
         searcher = AsyncHybridSearcher(text_store, AsyncSimilarArticleFinder(embedder, vectors))
-        words = Unicode61Tokenizer()
         for question in questions:
-            query = " OR ".join(f'"{t.text}"' for t in words.tokens(question))
+            query = question_query(question) or question
             outcome = await searcher.search(query, top_k=top_k)
             out.rule(f"[bold]sci-etl-search hybrid[/]: {question}")
             for rank, hit in enumerate(outcome.hits, start=1):

@@ -6,10 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-from sci_etl_core.cli._cmd_search import any_words_query
-from sci_etl_core.search import parse_query
 from search_cli_support import index_corpus, run_cli
 
 QUESTION = "What do rotation curves tell us about dwarf galaxies?"
@@ -41,17 +37,12 @@ def test_a_question_without_words_is_a_usage_error(corpus: Path) -> None:
     assert "no words" in result.stderr
 
 
-def test_the_any_query_quotes_each_word_once() -> None:
-    assert any_words_query('Is "NEAR" -dark AND (matter)? matter') == (
-        '"is" OR "near" OR "dark" OR "and" OR "matter"'
-    )
-
-
-@given(st.text(max_size=60))
-def test_any_query_always_parses(text: str) -> None:
-    query = any_words_query(text)
-    if query:
-        parse_query(query)
+def test_any_leaves_the_question_words_out(corpus: Path) -> None:
+    result = run_cli("search", "--any", "what is it", "--db", corpus, "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["query"] == '"what" OR "is" OR "it"'
+    result = run_cli("search", "--any", QUESTION, "--db", corpus, "--json")
+    assert json.loads(result.stdout)["query"].startswith('"rotation" OR "curves"')
 
 
 def test_index_of_a_folder_names_the_files_it_skipped(tmp_path: Path) -> None:

@@ -147,18 +147,6 @@ def _print_facets(counts: FacetCounts) -> None:
             out.print(f"   {count:>6}  {highlight_markup(value, ())}", highlight=False)
 
 
-def any_words_query(text: str) -> str:
-    """The OR of ``text``'s words, each quoted: a question as a query any word matches.
-
-    Words are split as the FTS5 index splits them (``Unicode61Tokenizer``), repeated
-    words kept once; ``''`` when ``text`` has no words.
-    """
-    from sci_etl_core.search.tokenize import Unicode61Tokenizer
-
-    words = dict.fromkeys(t.text for t in Unicode61Tokenizer().tokens(text))
-    return " OR ".join(f'"{word}"' for word in words)
-
-
 def search_command(
     query: Annotated[
         str,
@@ -215,7 +203,8 @@ def search_command(
             "--any",
             help=(
                 "Read QUERY as a natural-language question: match any of its words "
-                "(their OR, each quoted), ranked by BM25, instead of the Boolean syntax."
+                "(their OR, each quoted, less English function and question words), "
+                "ranked by BM25, instead of the Boolean syntax."
             ),
         ),
     ] = False,
@@ -238,7 +227,9 @@ def search_command(
     caret under the fault, and the command exits with status 2.
     """
     if any_words:
-        query = any_words_query(query)
+        from sci_etl_core.search.questions import question_query
+
+        query = question_query(query)
         if not query:
             fail("--any: the question has no words to search for", EXIT_USAGE)
     filters = search_filters(filter_, range_)

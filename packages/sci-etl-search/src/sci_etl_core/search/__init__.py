@@ -105,6 +105,14 @@ if TYPE_CHECKING:
         normalize as normalize,
         semantic_text as semantic_text,
     )
+    from sci_etl_core.search.questions import (
+        FUNCTION_WORDS as FUNCTION_WORDS,
+        QUESTION_STOP_WORDS as QUESTION_STOP_WORDS,
+        QUESTION_WORDS as QUESTION_WORDS,
+        question_query as question_query,
+        question_words as question_words,
+        reads_as_question as reads_as_question,
+    )
     from sci_etl_core.search.snippets import (
         passage_snippet as passage_snippet,
         snippet_window as snippet_window,
@@ -158,6 +166,14 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "parse_query",
         "parse_ranked_query",
         "parse_semantic_query",
+    ),
+    "questions": (
+        "FUNCTION_WORDS",
+        "QUESTION_WORDS",
+        "QUESTION_STOP_WORDS",
+        "question_words",
+        "question_query",
+        "reads_as_question",
     ),
     "tokenize": (
         "Token",

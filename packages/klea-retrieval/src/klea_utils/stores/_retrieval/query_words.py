@@ -3,9 +3,10 @@
 A reader asks "What bandwidth does the intra-node interconnect provide?". Its function
 words ("the") occur in most chunks and barely move a BM25 score; its question words
 ("what", "does") are rare in papers, so BM25 gives them a high IDF and ranks the few
-chunks that happen to hold them above the passage that answers. Both sets are left out
-of the query of both lexical legs (the pickled corpus and ``fts5:``) and of klea-serve's
-plain-question search. A query made only of such words keeps them all, so "who" or "to
+chunks that happen to hold them above the passage that answers. Both sets (defined in
+:mod:`sci_etl_core.search.questions` and re-exported here) are left out of the query of
+both lexical legs (the pickled corpus and ``fts5:``) and of klea-serve's plain-question
+search. A query made only of such words keeps them all, so "who" or "to
 be or not" still search for something.
 
 On the development questions (``scripts/bench/real_questions.py``) leaving the question
@@ -16,73 +17,23 @@ words out lifts the pickled BM25 leg from 23 to 25 answers at rank 1 (see
 from __future__ import annotations
 
 from klea_utils.stores._retrieval.text import normalize_text
+from sci_etl_core.search.questions import FUNCTION_WORDS, QUESTION_STOP_WORDS
+from sci_etl_core.search.questions import QUESTION_WORDS as SEARCH_QUESTION_WORDS
 from sci_etl_core.search.tokenize import Unicode61Tokenizer
 
 __all__ = ["LEXICAL_STOPWORDS", "QUERY_STOPWORDS", "QUESTION_WORDS", "content_words"]
 
 _TOKENIZER = Unicode61Tokenizer()
 
-QUERY_STOPWORDS = frozenset(
-    {
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "for",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "such",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "will",
-        "with",
-    }
-)
-"""English function words (Lucene's default stop set)."""
+QUERY_STOPWORDS = FUNCTION_WORDS
+"""English function words (:data:`sci_etl_core.search.FUNCTION_WORDS`)."""
 
-QUESTION_WORDS = frozenset(
-    {
-        "can",
-        "did",
-        "do",
-        "does",
-        "from",
-        "how",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "why",
-    }
-)
-"""The words that make a sentence a question (and the auxiliaries that go with them)."""
+QUESTION_WORDS = SEARCH_QUESTION_WORDS
+"""The words that make a sentence a question (:data:`sci_etl_core.search.QUESTION_WORDS`)."""
 
-LEXICAL_STOPWORDS = QUERY_STOPWORDS | QUESTION_WORDS
-"""Everything :func:`content_words` leaves out."""
+LEXICAL_STOPWORDS = QUESTION_STOP_WORDS
+"""Everything :func:`content_words` leaves out (the stop list of
+:func:`sci_etl_core.search.question_query`, which klea-serve and the ``fts5:`` leg call)."""
 
 
 def content_words(text: str, *, fold: bool = True, distinct: bool = True) -> list[str]:

@@ -9,15 +9,18 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from klea_utils.stores._retrieval.query_words import (
+    LEXICAL_STOPWORDS,
     QUERY_STOPWORDS,
     QUESTION_WORDS,
-    content_words,
 )
+from klea_utils.stores._retrieval.text import normalize_text
 from klea_utils.stores.exceptions import StoreBackendError
 from klea_utils.stores.retrieval.fts5_index import open_fts5_store
 from langchain_core.documents import Document
 from sci_etl_core.exceptions import SearchStoreError
-from sci_etl_core.search.query import Node, Or, Term
+from sci_etl_core.search.parser import parse_query
+from sci_etl_core.search.query import Node
+from sci_etl_core.search.questions import question_query
 
 __all__ = ["QUERY_STOPWORDS", "QUESTION_WORDS", "Fts5Bm25Index", "fts5_query"]
 
@@ -30,14 +33,12 @@ def fts5_query(text: str) -> Node | None:
     Words are the tokens FTS5's ``unicode61 remove_diacritics 2`` tokenizer makes of the
     normalized text (:class:`sci_etl_core.search.Unicode61Tokenizer`, so case and
     diacritics fold and ``snake_case`` is two words), less :data:`QUERY_STOPWORDS` and
-    :data:`QUESTION_WORDS` (:func:`~klea_utils.stores._retrieval.query_words.content_words`);
-    ``None`` when the text has no word. A stemming index stems these words itself.
+    :data:`QUESTION_WORDS` (:func:`sci_etl_core.search.question_query` with klea's
+    :data:`~klea_utils.stores._retrieval.query_words.LEXICAL_STOPWORDS`); ``None`` when
+    the text has no word. A stemming index stems these words itself.
     """
-    words = content_words(text)
-    if not words:
-        return None
-    terms = tuple(Term(w, fields=("body",)) for w in words)
-    return terms[0] if len(terms) == 1 else Or(terms)
+    query = question_query(normalize_text(text), stop_words=LEXICAL_STOPWORDS, fields=("body",))
+    return parse_query(query) if query else None
 
 
 class Fts5Bm25Index:

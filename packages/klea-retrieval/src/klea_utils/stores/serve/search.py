@@ -8,13 +8,12 @@ operators) are searched as the OR of their words so they find something lexicall
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores.retrieval._fts5 import QUERY_STOPWORDS, QUESTION_WORDS
+from klea_utils.stores._retrieval.query_words import LEXICAL_STOPWORDS
 from klea_utils.stores.serve.library import display_metadata
 from sci_etl_core.exceptions import SearchQueryError
 from sci_etl_core.search import (
@@ -22,32 +21,27 @@ from sci_etl_core.search import (
     MetadataFilter,
     RangeFilter,
     SearchFilter,
-    Unicode61Tokenizer,
     describe,
     parse_query,
+    reads_as_question,
 )
+from sci_etl_core.search import question_query as search_question_query
 from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store, built_facet_keys
 
 __all__ = ["SearchBackend", "SearchFilters", "question_query"]
-
-_SYNTAX = re.compile(r'["():*]|(^|\s)[-+]|\b(AND|OR|NOT|NEAR)\b')
-_STOPWORDS = QUERY_STOPWORDS | QUESTION_WORDS
-"""The ``fts5:`` query stop words and question words (what the lexical legs leave out)."""
 
 
 def question_query(text: str) -> str | None:
     """The OR of a plain question's content words, or ``None`` when ``text`` uses syntax.
 
     A text of three or more words without quotes, brackets, field scopes, prefixes,
-    signs or upper-case operators reads as a question.
+    signs or upper-case operators reads as a question
+    (:func:`sci_etl_core.search.reads_as_question`); its query is
+    :func:`sci_etl_core.search.question_query` with the stop words of the lexical legs.
     """
-    if _SYNTAX.search(text):
+    if not reads_as_question(text):
         return None
-    words = [t.text for t in Unicode61Tokenizer().tokens(text)]
-    if len(words) < 3:
-        return None
-    kept = list(dict.fromkeys(w for w in words if w.lower() not in _STOPWORDS)) or words
-    return " OR ".join(f'"{w}"' for w in kept)
+    return search_question_query(text, stop_words=LEXICAL_STOPWORDS) or None
 
 
 @dataclass(frozen=True)
@@ -184,8 +178,7 @@ class SearchBackend:
         store_filters = (filters or SearchFilters()).to_store_filters(self.facet_keys)
         rewritten = question_query(query) if any_words is not False else None
         if any_words and rewritten is None:
-            words = [t.text for t in Unicode61Tokenizer().tokens(query)]
-            rewritten = " OR ".join(f'"{w}"' for w in words) or None
+            rewritten = search_question_query(query, stop_words=LEXICAL_STOPWORDS) or None
         effective = rewritten or query
         out: dict[str, Any] = {
             "query": query,
