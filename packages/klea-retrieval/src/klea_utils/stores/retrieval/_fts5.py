@@ -13,9 +13,9 @@ from klea_utils.stores._retrieval.query_words import (
     QUERY_STOPWORDS,
     QUESTION_WORDS,
 )
-from klea_utils.stores._retrieval.text import normalize_text
 from klea_utils.stores.exceptions import StoreBackendError
 from klea_utils.stores.retrieval.fts5_index import open_fts5_store
+from klea_utils.stores.utils import normalize_text
 from langchain_core.documents import Document
 from sci_etl_core.exceptions import SearchStoreError
 from sci_etl_core.search.parser import parse_query

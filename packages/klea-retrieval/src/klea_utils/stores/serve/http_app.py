@@ -181,7 +181,7 @@ def build_app(service: KleaService, *, host: str = "127.0.0.1", port: int = 8765
     async def get_document(file_name: str) -> dict[str, Any]:
         """The paper's metadata and its passages in reading order."""
         try:
-            return service.get_document(file_name)
+            return await service.get_document(file_name)
         except DocumentNotFoundError as exc:
             raise HTTPException(status_code=404, detail=str(exc)) from exc
 

@@ -1,9 +1,12 @@
-"""The papers behind the stores, held in memory: metadata, passages in order, facet counts.
+"""A paper's display fields, and papers grouped in memory: metadata, passages, facet counts.
 
-:func:`load_library` reads the chunks of every BM25 store of a configuration (pickled
+:class:`Library` groups chunk documents by ``file_name`` and orders each paper's passages
+by chunk number. klea-serve no longer holds one for the whole library: it reads papers
+from the stores on each call (:mod:`klea_utils.stores.serve.papers`) and groups one
+paper's chunks, or a pickled corpus already in memory, with it. :func:`load_library`
+reads the chunks of every BM25 store of a configuration (pickled
 corpora and ``fts5:`` indexes hold every chunk with its metadata), groups them by
-``file_name`` and orders each paper's passages by chunk number, so ``get_document`` and
-``facets`` answer without touching a store.
+``file_name`` into one :class:`Library` (kept for callers that want the copy).
 """
 
 from __future__ import annotations

@@ -152,7 +152,7 @@ def build_mcp_server(service: KleaService) -> MCPServer:
         """One paper: its metadata (title, authors, year, journal, doi, tags) and its
         `passages` in reading order, each with headings, pages and text."""
         try:
-            return service.get_document(file_name)
+            return await service.get_document(file_name)
         except LookupError as exc:
             raise ToolError(str(exc)) from exc
 

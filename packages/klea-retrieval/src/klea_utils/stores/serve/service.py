@@ -22,7 +22,9 @@ from klea_utils.stores.config import FilterFieldInfo, RetrieverConfig
 from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
 from klea_utils.stores.pipeline import KleaPipeline
 from klea_utils.stores.query_schema import build_retrieval_query_schema
-from klea_utils.stores.serve.library import FACET_KEYS, Library, display_metadata, load_library
+from klea_utils.stores.serve.library import FACET_KEYS, display_metadata
+from klea_utils.stores.serve.paper_sources import StoreLibrary, check_facet_keys
+from klea_utils.stores.serve.papers import open_papers
 from klea_utils.stores.serve.search import SearchBackend, SearchFilters
 from klea_utils.stores.utils import serialize_reference_material, truncate_reference_material
 from langchain_core.documents import Document
@@ -109,7 +111,7 @@ class KleaService:
         self,
         options: ServeOptions,
         pipeline: KleaPipeline,
-        library: Library,
+        library: StoreLibrary,
         search: SearchBackend | None,
     ) -> None:
         self.options = options
@@ -216,17 +218,16 @@ class KleaService:
 
     # -- documents and facets ----------------------------------------------------------
 
-    def get_document(self, file_name: str) -> dict[str, Any]:
-        """A paper's metadata and its passages in order.
+    async def get_document(self, file_name: str) -> dict[str, Any]:
+        """A paper's metadata and its passages in order, read from the stores.
 
         Raises:
             DocumentNotFoundError: When the library has no such file.
         """
-        paper = self.library.papers.get(file_name)
+        paper = await asyncio.to_thread(self.library.paper, file_name)
         if paper is None:
             raise DocumentNotFoundError(
-                f"no paper {file_name!r}; the library holds {len(self.library.papers)} "
-                "papers (GET /api/facets lists them by facet)"
+                f"no paper {file_name!r} in the library (GET /api/facets counts its papers)"
             )
         return {
             **paper.summary(),
@@ -247,12 +248,13 @@ class KleaService:
         """Papers per year, author, journal and tag; with ``query``, over its matches.
 
         The matches come from the FTS5 index when one is served, else from retrieval.
+        The counts are read from the stores on each call.
 
         Raises:
             ValueError: Unknown key or a malformed query (the message locates it).
         """
         keys = list(keys) if keys else list(FACET_KEYS)
-        self.library.facets(keys, [])  # validates the keys before any search
+        check_facet_keys(keys)  # before any search
         files: list[str] | None = None
         if query and query.strip():
             if self.search_backend is not None:
@@ -260,10 +262,10 @@ class KleaService:
             else:
                 found = await self.retrieve(query, k=MAX_K)
                 files = [p["file"] for p in found["passages"] if p["file"]]
-        counts = self.library.facets(keys, files)
+        papers, counts = await asyncio.to_thread(self.library.count_facets, keys, files)
         return {
             "query": query,
-            "papers": len(self.library.papers) if files is None else len(set(files)),
+            "papers": papers,
             "facets": {
                 k: [{"value": v, "count": c} for v, c in pairs] for k, pairs in counts.items()
             },
@@ -272,11 +274,12 @@ class KleaService:
     async def health(self) -> dict[str, Any]:
         """What is loaded, for ``/api/health``."""
         records = await self.search_backend.count() if self.search_backend else None
+        counts = await asyncio.to_thread(self.library.passage_counts)
         return {
             "status": "ok",
             "domains": self.pipeline.domains,
-            "papers": len(self.library.papers),
-            "passages": self.library.passage_count,
+            "papers": len(counts),
+            "passages": sum(counts.values()),
             "search_index": str(self.options.fts5_index) if self.search_backend else None,
             "search_records": records,
             "vectors": self.search_backend is not None and self.search_backend.vectors is not None,
@@ -287,6 +290,7 @@ class KleaService:
         """Close the search index and stop the pipeline's threads."""
         if self.search_backend is not None:
             await self.search_backend.aclose()
+        self.library.close()
         self.pipeline.close()
 
 
@@ -336,8 +340,9 @@ def open_service(
     stores = sum(len(d.vector_stores) + len(d.bm25_stores) for d in config.domains.values())
     progress(f"loading {stores} store(s) in {len(config.domains)} domain(s) ...")
     pipeline.load()
-    library = load_library(config)
-    progress(f"library: {len(library.papers)} papers, {library.passage_count} passages")
+    library = open_papers(config)
+    counts = library.passage_counts()
+    progress(f"library: {len(counts)} papers, {sum(counts.values())} passages")
     search = None
     if options.fts5_index is not None:
         if not options.fts5_index.is_file():

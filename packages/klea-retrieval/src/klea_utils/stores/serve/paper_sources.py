@@ -1,0 +1,232 @@
+"""Where klea-serve reads papers from: the stores themselves, not a copy in memory.
+
+A :class:`PaperSource` answers three questions about the chunks one store holds, each
+with a query of its own: how many passages each paper has, the metadata of each paper
+(that of its first chunk), and one paper's chunks. :class:`StoreLibrary` puts the sources
+of a configuration together and answers ``get_document`` and ``facets`` with them, so
+what the service holds does not grow with the library.
+
+Implementations: :class:`Fts5PaperSource` (SQL over an ``fts5:`` index),
+:class:`MemoryPaperSource` (chunks already in memory: a pickled corpus, or tests), and
+the vector stores' in :mod:`klea_utils.stores.serve.paper_vectors`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+from klea_utils.stores.serve.library import FACET_KEYS, Library, Paper
+from langchain_core.documents import Document
+
+__all__ = [
+    "Fts5PaperSource",
+    "MemoryPaperSource",
+    "PaperSource",
+    "StoreLibrary",
+    "check_facet_keys",
+]
+
+_BATCH = 500
+"""File names per ``IN (...)`` list (SQLite allows 32,766 parameters; smaller is faster)."""
+
+
+class PaperSource(ABC):
+    """The papers of one store, read on demand."""
+
+    label: str = "store"
+
+    @abstractmethod
+    def passage_counts(self) -> dict[str, int]:
+        """Passages per file name."""
+
+    @abstractmethod
+    def paper_metadata(self, file_names: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+        """The metadata of each paper (its first chunk's), for ``file_names`` or all."""
+
+    @abstractmethod
+    def passages(self, file_name: str) -> list[Document]:
+        """Every chunk of ``file_name``, in any order (``[]`` when unknown)."""
+
+    def close(self) -> None:  # noqa: B027 - most sources hold nothing to close
+        """Release what the source holds open."""
+
+
+class MemoryPaperSource(PaperSource):
+    """Chunks already in memory (a pickled corpus), grouped by :class:`Library`."""
+
+    label = "memory"
+
+    def __init__(self, documents: Iterable[Document]) -> None:
+        self.library = Library(documents)
+
+    def passage_counts(self) -> dict[str, int]:
+        return {name: len(p.passages) for name, p in self.library.papers.items()}
+
+    def paper_metadata(self, file_names: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+        papers = self.library.papers
+        names = papers if file_names is None else [n for n in file_names if n in papers]
+        return {name: papers[name].metadata for name in names}
+
+    def passages(self, file_name: str) -> list[Document]:
+        paper = self.library.papers.get(file_name)
+        return list(paper.passages) if paper else []
+
+
+def _file_names_sql(tagged: bool) -> str:
+    """``(file_name, doc_id)`` of every record: the ``file_name`` tags when the index
+    tags them (an index lookup), else the JSON of every record (a scan)."""
+    if tagged:
+        return 'SELECT "value" AS "file", "doc_id" FROM "tags" WHERE "key" = \'file_name\''
+    return (
+        'SELECT json_extract("metadata", \'$.file_name\') AS "file", "doc_id" '
+        'FROM "documents" WHERE json_valid("metadata")'
+    )
+
+
+class Fts5PaperSource(PaperSource):
+    """The chunks of an ``fts5:`` index (``klea-stores-create build --fts5-store``).
+
+    Each call opens the file read-only, so a rebuilt index is read as it is now.
+    """
+
+    label = "fts5"
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+
+    def _files(self, connection: sqlite3.Connection) -> str:
+        row = connection.execute(
+            'SELECT 1 FROM "tags" WHERE "key" = \'file_name\' LIMIT 1'
+        ).fetchone()
+        return _file_names_sql(row is not None)
+
+    def passage_counts(self) -> dict[str, int]:
+        with closing(self._connect()) as connection:
+            files = self._files(connection)
+            rows = connection.execute(
+                f'SELECT "file", COUNT(*) FROM ({files}) WHERE "file" IS NOT NULL GROUP BY "file"'
+            ).fetchall()
+        return {str(name): int(count) for name, count in rows if name}
+
+    def paper_metadata(self, file_names: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+        import json
+
+        out: dict[str, dict[str, Any]] = {}
+        with closing(self._connect()) as connection:
+            files = self._files(connection)
+            batches: list[list[str] | None] = (
+                [None]
+                if file_names is None
+                else [list(file_names[i : i + _BATCH]) for i in range(0, len(file_names), _BATCH)]
+            )
+            for batch in batches:
+                where = "" if batch is None else f'AND "file" IN ({",".join("?" * len(batch))})'
+                sql = (
+                    'SELECT f."file", d."metadata" FROM "documents" AS d JOIN ('
+                    f'SELECT "file", MIN("doc_id") AS "doc_id" FROM ({files}) '
+                    f'WHERE "file" IS NOT NULL {where} GROUP BY "file") AS f '
+                    'ON d."doc_id" = f."doc_id"'
+                )
+                for name, metadata in connection.execute(sql, batch or ()):
+                    if name:
+                        out[str(name)] = json.loads(metadata)
+        return out
+
+    def passages(self, file_name: str) -> list[Document]:
+        import json
+
+        with closing(self._connect()) as connection:
+            files = self._files(connection)
+            rows = connection.execute(
+                'SELECT d."record_id", d."body", d."metadata" FROM "documents" AS d '
+                f'JOIN ({files}) AS f ON d."doc_id" = f."doc_id" WHERE f."file" = ? '
+                'ORDER BY d."doc_id"',
+                (file_name,),
+            ).fetchall()
+        return [
+            Document(id=rid, page_content=body, metadata=json.loads(meta))
+            for rid, body, meta in rows
+        ]
+
+
+def check_facet_keys(keys: Sequence[str]) -> None:
+    """Raise ``ValueError`` naming every key that is not one of :data:`FACET_KEYS`."""
+    unknown = [k for k in keys if k not in FACET_KEYS]
+    if unknown:
+        raise ValueError(
+            f"unknown facet key(s) {', '.join(map(repr, unknown))}; "
+            f"choose from {', '.join(FACET_KEYS)}"
+        )
+
+
+class StoreLibrary:
+    """Papers, passages and facet counts read from the stores on each call.
+
+    Several sources may hold the same paper (two stores of one corpus): a paper's
+    passages are merged by text, and its metadata is the first source's.
+    """
+
+    def __init__(self, sources: Sequence[PaperSource]) -> None:
+        self.sources = tuple(sources)
+
+    def passage_counts(self) -> dict[str, int]:
+        """Passages per paper over every source (the larger count where two hold one)."""
+        counts: dict[str, int] = {}
+        for source in self.sources:
+            for name, count in source.passage_counts().items():
+                counts[name] = max(counts.get(name, 0), count)
+        return counts
+
+    def paper(self, file_name: str) -> Paper | None:
+        """The paper ``file_name`` with its passages in reading order, or ``None``."""
+        documents = [doc for source in self.sources for doc in source.passages(file_name)]
+        return Library(documents).papers.get(file_name)
+
+    def paper_metadata(self, file_names: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+        """Each paper's metadata, the first source's where several hold it."""
+        found: dict[str, dict[str, Any]] = {}
+        for source in self.sources:
+            for name, metadata in source.paper_metadata(file_names).items():
+                found.setdefault(name, metadata)
+        return found
+
+    def facets(
+        self, keys: Sequence[str], file_names: Iterable[str] | None = None
+    ) -> dict[str, list[tuple[str, int]]]:
+        """Papers per value of each key, most frequent first (ties by value).
+
+        ``file_names`` restricts the count to those papers (e.g. a query's results).
+
+        Raises:
+            ValueError: When a key is not one of :data:`FACET_KEYS`.
+        """
+        return self.count_facets(keys, file_names)[1]
+
+    def count_facets(
+        self, keys: Sequence[str], file_names: Iterable[str] | None = None
+    ) -> tuple[int, dict[str, list[tuple[str, int]]]]:
+        """The papers counted and :meth:`facets`, from one read of their metadata."""
+        check_facet_keys(keys)
+        names = None if file_names is None else list(dict.fromkeys(file_names))
+        if names == []:
+            return 0, {key: [] for key in keys}
+        papers = [Paper(name, meta) for name, meta in self.paper_metadata(names).items()]
+        out: dict[str, list[tuple[str, int]]] = {}
+        for key in keys:
+            counts = Counter(v for paper in papers for v in set(paper.facet_values(key)))
+            out[key] = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        return len(papers), out
+
+    def close(self) -> None:
+        """Close every source."""
+        for source in self.sources:
+            source.close()
