@@ -34,6 +34,7 @@ from typing import Any
 from klea_utils.stores._ingest import biblio_regex as rx
 from klea_utils.stores._ingest.doi_cache import open_doi_cache
 from klea_utils.stores._ingest.doi_services import lookups_enabled, shared_resolver
+from klea_utils.stores._ingest.name_parsing import split_people
 
 __all__ = ["BIBLIO_FIELDS", "COMPLETE_FIELDS", "MAX_URLS", "extract_metadata"]
 
@@ -180,13 +181,7 @@ def _pdf_info(file_path: Path) -> dict[str, str]:
 
 
 def _split_people(value: str) -> list[str]:
-    value = rx.clean_name_text(value)
-    if ";" in value or " and " in value or "&" in value:
-        return rx.split_list(value)
-    parts = [p.strip() for p in value.split(",") if p.strip()]
-    if len(parts) == 2 and all(" " not in p for p in parts):
-        return [f"{parts[1]} {parts[0]}"]  # "Sinha, Ankur"
-    return parts
+    return split_people(rx.clean_name_text(value))
 
 
 def _authors_below_title(
@@ -266,7 +261,7 @@ def _lookup_doi(doi: str, cache_dir: Path | None, fields: _Fields) -> None:
 def _first_heading(headings: list[str], stem: str) -> str | None:
     for heading in headings:
         clean = " ".join(heading.lstrip("#").split())
-        if clean and not rx.is_banner(clean) and clean.casefold() != stem.casefold():
+        if clean and not rx.never_title(clean) and clean.casefold() != stem.casefold():
             return clean
     return None
 
@@ -319,6 +314,9 @@ def extract_metadata(
     _from_pdf_info(info, fields)
     title_item = next((t for label, t, _, _ in items if label == "title"), None)
     fields.offer("title", " ".join((title_item or "").split()), "docling")
+    if document is None and suffix in {".md", ".markdown"}:
+        h1 = re.search(r"(?m)^#\s+(.+)$", full_text)  # the H1 wins over labelled lines
+        fields.offer("title", " ".join(h1.group(1).split()) if h1 else None, "heading")
     fields.offer("authors", _authors_below_title(items, document), "docling")
     fields.offer_urls([u for _, _, _, u in items if u and u.startswith("http")], "docling")
     byline = rx.find_byline(page_one)

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from klea_utils.stores._ingest.name_parsing import ends_with_initial, join_name_parts
+
 HEAD_CHARS = 3000
 """Characters from the start of a document scanned for DOI, keywords, authors and URLs."""
 
@@ -32,7 +34,9 @@ URL_RE = re.compile(r"https?://[^\s<>\"'\[\]{}]+", re.IGNORECASE)
 KEYWORDS_RE = re.compile(
     r"^\s*(?:key\s*words?|index terms)\s*[:\u2014\u2013.\-]\s*(.+)$", re.IGNORECASE | re.MULTILINE
 )
-AUTHORS_RE = re.compile(r"^\s*(?:authors?|by)\s*[:\-]?\s+(.+)$", re.IGNORECASE | re.MULTILINE)
+AUTHORS_RE = re.compile(
+    r"^\s*(?:author\(s\)|authors?|by)\s*[:\-]?\s+(.+)$", re.IGNORECASE | re.MULTILINE
+)
 YEAR_RE = re.compile(
     r"(?:\u00a9|\(c\)|copyright|published|received|accepted)\D{0,20}((?:1[89]|20)\d{2})",
     re.IGNORECASE,
@@ -44,6 +48,23 @@ _BANNER_RE = re.compile(
     r"research article|original (article|research)|review|letter|article|contents lists|"
     r"available online|citation|licen[cs]e|key\s*words?\b|index terms\b|draft version\b|"
     r"typeset using\b|\d+$)",
+    re.IGNORECASE,
+)
+# A field label opening a line ("Author(s): ...", "Website: ...") starts no title.
+_LABEL_RE = re.compile(
+    r"^(?:author\(s\)|authors?|by|websites?|web ?page|homepage|url|e-?mail|contact|"
+    r"correspondence|corresponding authors?|affiliations?|address|date|orcid|phone|tel|"
+    r"funding|editors?|note|version|status|cite (?:this|as)|how to cite|license|"
+    r"key\s*words?|index terms|subjects?|categories|topics?|tags?)\s*:",
+    re.IGNORECASE,
+)
+# The usual section headings of a paper: none is the paper's title.
+_SECTION_RE = re.compile(
+    r"^(?:(?:\d+(?:\.\d+)*|[ivx]+)[.)]?\s+)?(?:abstract|summary|introduction|background|"
+    r"(?:materials and )?methods?|methodology|results(?: and discussion)?|discussion|"
+    r"conclusions?|references|bibliography|acknowledge?ments?|appendix(?: [a-z])?|"
+    r"related work|(?:table of )?contents|highlights|graphical abstract|preface|foreword|"
+    r"supplementary (?:material|information)|key\s*words?|index terms)[.:]?$",
     re.IGNORECASE,
 )
 _NAME_RE = re.compile(
@@ -175,6 +196,19 @@ def clean_name_text(text: str) -> str:
     return " ".join(text.split())
 
 
+def _name_items(line: str) -> list[str]:
+    """:func:`split_list` keeping the dot of initials (``Smith, J. R.``)."""
+    parts = re.split(r"\s*(?:[;,\u00b7\u2022|]|\band\b|&)\s*", line.strip())
+    items = []
+    for part in parts:
+        item = " ".join(part.split()).strip(_TRAILING.replace(".", "") + " ")
+        if item.endswith(".") and not ends_with_initial(item):
+            item = item.rstrip(".")  # a full stop, not an initial's dot
+        if item.strip("."):
+            items.append(item)
+    return items
+
+
 def _names(line: str) -> list[str]:
     """Items of an author line with affiliation markers (digits, daggers, stars) removed."""
     line = clean_name_text(line)
@@ -182,7 +216,8 @@ def _names(line: str) -> list[str]:
     # OCR reads a dagger after a name as "!" or "?" ("Richard Cleve! CWI"): no name ends so
     line = re.sub(r"(?<=[a-z])[!?](?=\s|$)", ";", line)
     line = re.sub(r"(?<=[^\W\d_])\d+(?:\s*,\s*\d+)*(?=\s*(?:[,;&]|\band\b|$))", "", line)
-    names = (re.sub(rf"[\d{_MARKERS}]+$", "", n).strip() for n in split_list(line))
+    items = [re.sub(rf"[\d{_MARKERS}]+$", "", n).strip() for n in _name_items(line)]
+    names = iter(join_name_parts([n for n in items if n], pair_words=False))
     # An acronym before a name is an affiliation of the previous author ("CWI Richard Cleve").
     names = (re.sub(r"^(?:[A-Z]{2,}\b\s+)+(?=[A-Z](?:[a-z]|\.))", "", n) for n in names)
     return [_name_beside_affiliation(n) for n in names if n]
@@ -263,8 +298,12 @@ def author_names(line: str) -> list[str]:
     Separators are commas, semicolons, ``and``/``&`` and footnote markers; affiliation
     marks (superscript digits, daggers, stars) and stray glyphs are removed. Items that do
     not look like a person's name (an affiliation such as ``University of Calgary``) are
-    left out; at least one name must remain.
+    left out; at least one name must remain. A byline (:func:`parse_byline`) gives its
+    names only: the list stops at the venue (``Tom Becker. Genome Methods, 2023.``).
     """
+    byline = parse_byline(line)
+    if byline is not None:
+        return byline.authors
     return [
         n
         for n in _names(line)
@@ -355,6 +394,33 @@ def find_year(text: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def is_section_heading(line: str) -> bool:
+    """Whether ``line`` is a usual section heading (``Abstract``, ``1. Introduction``)."""
+    return bool(_SECTION_RE.match(" ".join(line.lstrip("#").split())))
+
+
+def is_label_line(line: str) -> bool:
+    """Whether ``line`` opens with a field label (``Author(s):``, ``Website:``)."""
+    return bool(_LABEL_RE.match(line.lstrip("#").strip()))
+
+
+_DOT_LEADER_RE = re.compile(r"(?:\.\s?){4,}|\u2026")
+
+
+def never_title(line: str) -> bool:
+    """Whether ``line`` can never be a title.
+
+    Boilerplate (:func:`is_banner`), a section heading, a field label, or a line of a
+    table of contents (a dot leader: ``MAIN GAME ........ 6``).
+    """
+    return (
+        is_banner(line)
+        or is_section_heading(line)
+        or is_label_line(line)
+        or bool(_DOT_LEADER_RE.search(line))
+    )
+
+
 def is_banner(line: str) -> bool:
     """Whether a line is running-header boilerplate rather than a title."""
     stripped = line.strip().lstrip("#").strip()
@@ -378,7 +444,7 @@ def find_title_and_authors(text: str) -> tuple[str | None, list[str]]:
         byline = parse_byline(line, allow_title=index == 0)
         if byline is not None and byline.title:
             return byline.title, byline.authors
-        if byline is not None or is_banner(line) or DOI_RE.search(line):
+        if byline is not None or never_title(line) or DOI_RE.search(line):
             continue
         title = line.lstrip("#").strip()
         authors: list[str] = []
@@ -489,7 +555,7 @@ def parse_byline(line: str, *, allow_title: bool = False) -> Byline | None:
         venue = _venue(line[split.end() :])
         if venue is None:
             continue
-        head = line[: split.start()]
+        head = line[: split.start() + 1]  # the dot may be an initial's ("Doe, K.")
         names = _name_list(head)
         if names:
             return Byline(names, *venue)
@@ -519,7 +585,7 @@ def first_text_line(text: str) -> str | None:
         byline = parse_byline(line, allow_title=index == 0)
         if byline is not None:
             line = byline.title or ""
-        if is_banner(line) or DOI_RE.search(line) or URL_RE.search(line) or _name_list(line):
+        if never_title(line) or DOI_RE.search(line) or URL_RE.search(line) or _name_list(line):
             continue
         line = line.lstrip("#").strip()
         if len(line.split()) >= 3 and sum(c.isalpha() for c in line) >= 12 and len(line) <= 250:
