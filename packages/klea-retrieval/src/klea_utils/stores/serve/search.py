@@ -1,9 +1,12 @@
 """sci-etl-search over an FTS5 index (and an optional vector memory) for ``klea-serve``.
 
 :class:`SearchBackend` owns the text index, the hybrid searcher and the discovery-graph
-edge source. It turns a query into hits with highlighted snippets, query chips
-(``describe``), or the parser's located error; plain questions (several words, no
-operators) are searched as the OR of their words so they find something lexically.
+edge source. The vector memory is a domain's own klea vector store read through
+:class:`~klea_utils.stores.sci_etl_vectors.KleaVectorMemory` (one record per chunk, the
+ids of the ``fts5:`` index ``build`` wrote), or a sci-etl SQLite vector memory. It turns
+a query into hits with highlighted snippets, query chips (``describe``), or the parser's
+located error; plain questions (several words, no operators) are searched as the OR of
+their words so they find something lexically.
 """
 
 from __future__ import annotations
@@ -129,7 +132,23 @@ def chips(query: str) -> list[dict[str, Any]]:
 class SearchBackend:
     """Boolean / hybrid search over one FTS5 index, used from one event loop."""
 
-    def __init__(self, index: Path, vectors: Path | None, embedder: Any | None) -> None:
+    def __init__(
+        self,
+        index: Path,
+        vectors: Path | None,
+        embedder: Any | None,
+        *,
+        memory: Any | None = None,
+    ) -> None:
+        """Open ``index``; with an ``embedder``, hybrid search over a vector memory too.
+
+        ``memory`` is a vector memory whose record ids are the index's (a domain's klea
+        vector stores as :class:`~klea_utils.stores.sci_etl_vectors.KleaVectorMemory`);
+        otherwise ``vectors`` is a sci-etl SQLite vector memory file. The graph reads a
+        ``KleaVectorMemory``'s stored vectors, and embeds each record's title for any
+        other memory.
+        """
+        from klea_utils.stores.sci_etl_vectors import KleaVectorEdgeSource, KleaVectorMemory
         from sci_etl_core.embeddings.finder_async import AsyncSimilarArticleFinder
         from sci_etl_core.search.edges import EmbeddingEdgeSource
 
@@ -138,13 +157,20 @@ class SearchBackend:
         self.text_store = AsyncSqliteFts5Store(index, facet_keys=keys)
         self.vectors: Any | None = None
         self.edges: Any | None = None
+        self._owns_vectors = memory is None
         finder = None
-        if vectors is not None and embedder is not None:
-            from sci_etl_core.embeddings.store_sqlite import AsyncSqliteEmbeddingStore
+        if embedder is not None and (memory is not None or vectors is not None):
+            if memory is None:
+                assert vectors is not None
+                from sci_etl_core.embeddings.store_sqlite import AsyncSqliteEmbeddingStore
 
-            self.vectors = AsyncSqliteEmbeddingStore(vectors)
-            finder = AsyncSimilarArticleFinder(embedder, self.vectors)
-            self.edges = EmbeddingEdgeSource(embedder, self.vectors, self.text_store)
+                memory = AsyncSqliteEmbeddingStore(vectors)
+            self.vectors = memory
+            finder = AsyncSimilarArticleFinder(embedder, memory)
+            if isinstance(memory, KleaVectorMemory):
+                self.edges = KleaVectorEdgeSource(memory)
+            else:
+                self.edges = EmbeddingEdgeSource(embedder, memory, self.text_store)
         self.searcher = AsyncHybridSearcher(self.text_store, finder)
 
     @property
@@ -245,7 +271,7 @@ class SearchBackend:
         return await self.text_store.count()
 
     async def aclose(self) -> None:
-        """Close the index and the vector memory."""
+        """Close the index and the vector memory it opened (a given ``memory`` is borrowed)."""
         await self.text_store.aclose()
-        if self.vectors is not None:
+        if self.vectors is not None and self._owns_vectors:
             await self.vectors.aclose()

@@ -93,17 +93,6 @@ def _passage(domain: str, doc: Document, score: float) -> dict[str, Any]:
     }
 
 
-class _AsyncEmbeddings:
-    """A LangChain ``Embeddings`` as sci-etl-search's ``AsyncEmbedder`` (one shared model)."""
-
-    def __init__(self, embeddings: Any) -> None:
-        self.embeddings = embeddings
-
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        vectors = await asyncio.to_thread(self.embeddings.embed_documents, list(texts))
-        return [list(map(float, v)) for v in vectors]
-
-
 class KleaService:
     """retrieve / search / get_document / facets over what was loaded once."""
 
@@ -317,6 +306,66 @@ def search_index_problem(path: Path) -> str | None:
     return None
 
 
+def domain_vector_stores(config: RetrieverConfig, index: Path) -> tuple[str, list[Any]] | None:
+    """The domain whose ``fts5:`` BM25 store is ``index``, with its vector stores' info.
+
+    ``build`` writes a domain's vector store and ``fts5:`` index with the same chunk ids,
+    so the index's hybrid search can read that domain's vectors. ``None`` when no domain
+    holds ``index`` or the domain has no vector store.
+    """
+    from klea_utils.stores.store_uri import StoreURI
+
+    wanted = index.expanduser().resolve()
+    for name, domain in config.domains.items():
+        for store in domain.bm25_stores:
+            uri = StoreURI.bm25(store.path)
+            if uri.scheme == "fts5" and Path(uri.location).expanduser().resolve() == wanted:
+                return (name, list(domain.vector_stores)) if domain.vector_stores else None
+    return None
+
+
+def _open_search(
+    options: ServeOptions, pipeline: KleaPipeline, progress: Callable[[str], None]
+) -> SearchBackend:
+    """The search backend over ``options.fts5_index``, hybrid when vectors are at hand.
+
+    ``--vectors`` names a sci-etl vector memory; without it, the vector stores of the
+    domain the index belongs to serve the semantic leg and the graph, read through
+    :class:`~klea_utils.stores.sci_etl_vectors.KleaVectorMemory` and queried with the
+    pipeline's embedding model (the one the stores were built with).
+    """
+    from klea_utils.stores.sci_etl_vectors import KleaVectorMemory, LangChainEmbedder
+
+    index = options.fts5_index
+    assert index is not None
+    if not index.is_file():
+        raise FileNotFoundError(f"--fts5-index {index}: no such file")
+    embedder = None
+    memory = None
+    described = ""
+    owner = None if options.vectors is not None else domain_vector_stores(options.config, index)
+    if options.vectors is not None:
+        if not options.vectors.is_file():
+            raise FileNotFoundError(f"--vectors {options.vectors}: no such file")
+        described = f" with vector memory {options.vectors.name}"
+    elif owner is not None:
+        domain, stores = owner
+        loaded = [s.loaded_object for s in stores if s.loaded_object is not None]
+        if loaded:
+            memory = KleaVectorMemory(loaded, label=f"domain {domain!r} vector stores")
+            names = ", ".join(s.name for s in stores)
+            described = f" with the vectors of domain {domain!r} ({names})"
+    if options.vectors is not None or memory is not None:
+        pipeline.vector.setup()
+        embedder = LangChainEmbedder(pipeline.vector.embeddings)
+    search = SearchBackend(index, options.vectors, embedder, memory=memory)
+    progress(f"search index {index.name}{described}")
+    problem = search_index_problem(index)
+    if problem:  # served anyway: search answers 503 naming it, retrieve keeps working
+        progress(f"warning: {problem}; search will answer 503 until it is repaired")
+    return search
+
+
 def open_service(
     options: ServeOptions,
     progress: Callable[[str], None] = _progress,
@@ -345,20 +394,7 @@ def open_service(
     progress(f"library: {len(counts)} papers, {sum(counts.values())} passages")
     search = None
     if options.fts5_index is not None:
-        if not options.fts5_index.is_file():
-            raise FileNotFoundError(f"--fts5-index {options.fts5_index}: no such file")
-        embedder = None
-        if options.vectors is not None:
-            if not options.vectors.is_file():
-                raise FileNotFoundError(f"--vectors {options.vectors}: no such file")
-            pipeline.vector.setup()
-            embedder = _AsyncEmbeddings(pipeline.vector.embeddings)
-        search = SearchBackend(options.fts5_index, options.vectors, embedder)
-        memory = f" with vector memory {options.vectors.name}" if options.vectors else ""
-        progress(f"search index {options.fts5_index.name}{memory}")
-        problem = search_index_problem(options.fts5_index)
-        if problem:  # served anyway: search answers 503 naming it, retrieve keeps working
-            progress(f"warning: {problem}; search will answer 503 until it is repaired")
+        search = _open_search(options, pipeline, progress)
     if pipeline.vector.embeddings is not None:
         try:  # the first query pays for lazy initialisation otherwise
             pipeline.vector.embeddings.embed_query("warm up")
