@@ -56,7 +56,9 @@ def browser(server):
 @pytest.fixture(params=[(1280, 900), (390, 844)], ids=["desktop", "phone"])
 def page(request, browser, server):
     width, height = request.param
-    context = browser.new_context(viewport={"width": width, "height": height})
+    # Playwright's wait_for_function evaluates a string, which the page's CSP forbids
+    # ('unsafe-eval'); test_serve_xss.py runs the page under its CSP.
+    context = browser.new_context(viewport={"width": width, "height": height}, bypass_csp=True)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -10,7 +10,10 @@ The hierarchy::
     │                                the message names the extra to install
     ├── EmbeddingModelError          an embedding model spec is unknown or cannot load
     │                                (ValueError)
-    └── StoreBackendError            a vector or BM25 store failed to open, read or write
+    ├── StoreBackendError            a vector or BM25 store failed to open, read or write
+    └── ServeAccessError             klea-serve's access settings are unsafe or contradict
+                                     each other: off loopback without a token, an empty
+                                     token file (ValueError)
 
 ``klea-ingest`` adds its own subclasses of :class:`KleaStoresError` in
 :mod:`klea_utils.stores.ingest_exceptions`.
@@ -26,6 +29,7 @@ __all__ = [
     "KleaStoresError",
     "MetadataFilterError",
     "MissingExtraError",
+    "ServeAccessError",
     "StoreBackendError",
     "StoreConfigError",
 ]
@@ -62,3 +66,13 @@ class EmbeddingModelError(KleaStoresError, ValueError):
 
 class StoreBackendError(KleaStoresError):
     """A vector or BM25 store failed to open, read or write; the message names the store."""
+
+
+class ServeAccessError(KleaStoresError, ValueError):
+    """``klea-serve``'s access settings are unsafe or contradict each other.
+
+    Raised before anything loads: a non-loopback ``--host`` without a token or
+    ``--no-auth``, a token file that is empty or unreadable, a token that is too short, a
+    token given together with ``--no-auth``, a malformed ``--allowed-host`` or
+    ``--cors-origin``. The message names the flag at fault.
+    """

@@ -8,6 +8,10 @@
 - ``/api/openapi.json`` and ``/api/docs`` (a self-contained page, no CDN).
 - ``/``: the search page (static HTML, CSS and a small vanilla script).
 - ``/mcp``: the MCP streamable HTTP transport, the same tools as ``klea-serve --mcp``.
+
+Every route sits behind :func:`klea_utils.stores.serve.guard.protect`: Host and Origin
+checks, the bearer token when the :class:`~klea_utils.stores.serve.access.AccessPolicy`
+has one, and the security headers.
 """
 
 # No ``from __future__ import annotations``: FastAPI reads the endpoints' annotations,
@@ -22,6 +26,8 @@ from typing import Annotated, Any, Literal
 from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from klea_utils.stores.exceptions import KleaStoresError
+from klea_utils.stores.serve.access import AccessPolicy
+from klea_utils.stores.serve.guard import protect
 from klea_utils.stores.serve.mcp_tools import SearchFilterArgs, build_mcp_server, filter_model
 from klea_utils.stores.serve.service import MAX_K, DocumentNotFoundError, KleaService
 from mcp.server.transport_security import TransportSecuritySettings
@@ -33,6 +39,7 @@ __all__ = ["build_app"]
 
 _STATIC = {
     "app.js": "text/javascript; charset=utf-8",
+    "auth.js": "text/javascript; charset=utf-8",
     "style.css": "text/css; charset=utf-8",
 }
 
@@ -74,14 +81,23 @@ def _docs_page(schema: dict[str, Any]) -> str:
     )
 
 
-def build_app(service: KleaService, *, host: str = "127.0.0.1", port: int = 8765) -> FastAPI:
-    """The ASGI application serving ``service`` (its lifespan runs the MCP sessions)."""
+def build_app(
+    service: KleaService,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    access: AccessPolicy | None = None,
+) -> FastAPI:
+    """The ASGI application serving ``service`` (its lifespan runs the MCP sessions).
+
+    ``access`` says which Host names, origins and token are accepted on every route
+    (default: the loopback names, no token); ``port`` is kept for callers and unused.
+    """
+    del port
     mcp = build_mcp_server(service)
-    security = TransportSecuritySettings(
-        enable_dns_rebinding_protection=host in ("127.0.0.1", "localhost", "::1"),
-        allowed_hosts=[f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}"],
-        allowed_origins=[f"http://127.0.0.1:{port}", f"http://localhost:{port}"],
-    )
+    # The app-wide guard checks Host and Origin on every route, /mcp included, with one
+    # answer (400, 403); the transport's own check would only repeat it.
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     mcp_app = mcp.streamable_http_app(transport_security=security, host=host)
 
     @contextlib.asynccontextmanager
@@ -227,4 +243,5 @@ def build_app(service: KleaService, *, host: str = "127.0.0.1", port: int = 8765
     for route in mcp_app.routes:
         if isinstance(route, Route):
             app.router.routes.append(route)
+    protect(app, access or AccessPolicy())
     return app

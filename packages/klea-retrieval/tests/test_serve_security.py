@@ -1,0 +1,268 @@
+"""klea-serve closed to those it should be closed to: Host, Origin, token, headers, CORS.
+
+Real uvicorn servers on free loopback ports; the Host and Origin headers a rebinding or
+cross-site page would send are set by hand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import httpx
+import pytest
+from klea_utils.stores.config import RetrieverConfig
+from klea_utils.stores.exceptions import ServeAccessError
+from klea_utils.stores.serve.access import AccessPolicy, access_policy, is_loopback
+from klea_utils.stores.serve.guard import CONTENT_SECURITY_POLICY, same_origin
+from klea_utils.stores.serve.http_app import build_app
+from klea_utils.stores.serve.service import ServeOptions, open_service
+from serve_support import ServerThread, build_stores, free_port
+
+TOKEN = "s3cret-token-for-tests-0123456789"
+CORS = "https://notebook.lab.example"
+ROUTES = ["/api/health", "/", "/static/app.js", "/api/documents/sinha2021.pdf"]
+
+
+def _server(stores, embeddings, access: AccessPolicy) -> ServerThread:
+    options = ServeOptions(
+        config=RetrieverConfig.model_validate_json(stores.config.read_text()),
+        embedding_model=embeddings,
+        fts5_index=stores.fts5,
+    )
+    service = open_service(options, progress=lambda _: None)
+    port = free_port()
+    return ServerThread(build_app(service, port=port, access=access), port)
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory, fake_embeddings):
+    return build_stores(tmp_path_factory.mktemp("serve-security"), fake_embeddings)
+
+
+@pytest.fixture(scope="module")
+def open_server(stores, fake_embeddings):
+    with _server(stores, fake_embeddings, AccessPolicy()) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def locked_server(stores, fake_embeddings):
+    policy = access_policy("127.0.0.1", token=TOKEN, cors_origins=[CORS])
+    with _server(stores, fake_embeddings, policy) as running:
+        yield running
+
+
+# -- Host and Origin (DNS rebinding, cross-site pages) -------------------------------------
+
+
+@pytest.mark.parametrize("path", [*ROUTES, "/mcp"])
+def test_a_foreign_host_is_refused_on_every_route(open_server, path):
+    response = httpx.get(open_server.url + path, headers={"host": "evil.example"})
+    assert response.status_code == 400
+    assert response.text == "Invalid host header"
+    assert response.headers["x-content-type-options"] == "nosniff"
+    rebound = httpx.get(
+        open_server.url + path, headers={"host": f"evil.example:{open_server.port}"}
+    )
+    assert rebound.status_code == 400
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "[::1]"])
+def test_the_loopback_names_are_served(open_server, host):
+    response = httpx.get(
+        open_server.url + "/api/health", headers={"host": f"{host}:{open_server.port}"}
+    )
+    assert response.status_code == 200
+
+
+def test_an_origin_of_another_site_is_refused(open_server):
+    evil = httpx.post(
+        open_server.url + "/api/retrieve",
+        json={"query": "golgi"},
+        headers={"origin": "http://evil.example"},
+    )
+    assert evil.status_code == 403
+    assert "'http://evil.example'" in evil.json()["detail"]
+    other_port = httpx.get(
+        open_server.url + "/api/health", headers={"origin": "http://127.0.0.1:1"}
+    )
+    assert other_port.status_code == 403
+    assert httpx.get(open_server.url + "/mcp", headers={"origin": "null"}).status_code == 403
+    own = httpx.get(open_server.url + "/api/health", headers={"origin": open_server.url})
+    assert own.status_code == 200
+
+
+def test_no_cors_headers_without_cors_origin(open_server):
+    response = httpx.get(open_server.url + "/api/health", headers={"origin": open_server.url})
+    assert not [h for h in response.headers if h.startswith("access-control-")]
+
+
+# -- headers ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [*ROUTES, "/api/docs", "/static/nope.js", "/api/search?q="])
+def test_security_headers_on_every_answer(open_server, path):
+    response = httpx.get(open_server.url + path)
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+    assert response.headers["referrer-policy"] == "no-referrer"
+
+
+def test_the_page_has_no_inline_script_or_style(open_server):
+    page = httpx.get(open_server.url + "/").text
+    assert "<script>" not in page
+    assert "<style" not in page
+    assert " style=" not in page
+    assert 'src="/static/app.js"' in page
+    assert "default-src 'self'" in CONTENT_SECURITY_POLICY
+    assert "unsafe-inline" not in CONTENT_SECURITY_POLICY
+
+
+# -- the token ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "authorization",
+    [None, "Bearer wrong-token-0123456789", f"Basic {TOKEN}", TOKEN, "Bearer"],
+)
+@pytest.mark.parametrize("path", ["/api/health", "/api/search?q=golgi", "/mcp"])
+def test_without_the_token_api_and_mcp_answer_401(locked_server, path, authorization):
+    headers = {"authorization": authorization} if authorization else {}
+    response = httpx.get(locked_server.url + path, headers=headers)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == 'Bearer realm="klea-serve"'
+    assert "Authorization: Bearer" in response.json()["detail"]
+
+
+def test_with_the_token_api_answers_200(locked_server):
+    auth = {"authorization": f"Bearer {TOKEN}"}
+    assert httpx.get(locked_server.url + "/api/health", headers=auth).status_code == 200
+    found = httpx.post(locked_server.url + "/api/retrieve", json={"query": "golgi"}, headers=auth)
+    assert found.status_code == 200
+    assert found.json()["passages"]
+
+
+@pytest.mark.parametrize("path", ["/", "/static/app.js", "/static/auth.js", "/api/docs"])
+def test_the_page_and_the_api_docs_load_without_the_token(locked_server, path):
+    assert httpx.get(locked_server.url + path).status_code == 200
+
+
+def test_a_foreign_host_is_refused_before_the_token_is_asked(locked_server):
+    response = httpx.get(
+        locked_server.url + "/api/health",
+        headers={"host": "evil.example", "authorization": f"Bearer {TOKEN}"},
+    )
+    assert response.status_code == 400
+
+
+def test_mcp_with_the_token(locked_server):
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def talk() -> list[str]:
+        headers = {"authorization": f"Bearer {TOKEN}"}
+        async with httpx.AsyncClient(headers=headers, timeout=30) as http:
+            transport = streamable_http_client(f"{locked_server.url}/mcp", http_client=http)
+            async with Client(transport) as mcp:
+                tools = await mcp.list_tools()
+                return sorted(t.name for t in tools.tools)
+
+    assert asyncio.run(talk()) == ["facets", "get_document", "retrieve", "search"]
+
+
+def test_cors_only_for_the_named_origin(locked_server):
+    preflight = {
+        "origin": CORS,
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "authorization",
+    }
+    allowed = httpx.options(locked_server.url + "/api/health", headers=preflight)
+    assert allowed.status_code == 200
+    assert allowed.headers["access-control-allow-origin"] == CORS
+    auth = {"authorization": f"Bearer {TOKEN}", "origin": CORS}
+    answer = httpx.get(locked_server.url + "/api/health", headers=auth)
+    assert answer.headers["access-control-allow-origin"] == CORS
+    other = httpx.options(
+        locked_server.url + "/api/health", headers={**preflight, "origin": "https://evil.example"}
+    )
+    assert other.status_code == 403
+    assert "access-control-allow-origin" not in other.headers
+
+
+# -- the policy the command line builds ------------------------------------------------------
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.20", "papers.lab.example"])
+def test_off_loopback_without_token_or_no_auth_is_refused(host):
+    with pytest.raises(ServeAccessError, match=r"--host .* --no-auth"):
+        access_policy(host, environ={})
+    assert access_policy(host, no_auth=True, environ={}).token is None
+    assert access_policy(host, token=TOKEN, environ={}).token == TOKEN
+
+
+def test_the_token_comes_from_flag_file_or_environment(tmp_path: Path):
+    file = tmp_path / "token"
+    file.write_text(TOKEN + "\n", encoding="utf-8")
+    assert access_policy("0.0.0.0", token_file=file, environ={}).token == TOKEN
+    assert access_policy("0.0.0.0", environ={"KLEA_SERVE_TOKEN": TOKEN}).token == TOKEN
+    assert access_policy("127.0.0.1", environ={}).token is None
+    (tmp_path / "empty").write_text("\n", encoding="utf-8")
+    problems = {
+        "the file is empty": {"token_file": tmp_path / "empty"},
+        "cannot be read": {"token_file": tmp_path / "missing"},
+        "not both": {"token": TOKEN, "token_file": file},
+        "at least 16": {"token": "short"},
+        "--no-auth contradicts the token given by --token": {"token": TOKEN, "no_auth": True},
+    }
+    for message, kwargs in problems.items():
+        with pytest.raises(ServeAccessError, match=message):
+            access_policy("0.0.0.0", environ={}, **kwargs)  # type: ignore[arg-type]
+
+
+def test_allowed_hosts_and_origins_are_normalised():
+    policy = access_policy(
+        "192.168.1.20",
+        token=TOKEN,
+        allowed_hosts=["Papers.Lab.Example.", "::1", "*.lab.example"],
+        cors_origins=["HTTPS://Notebook.lab.example:8888/"],
+        environ={},
+    )
+    assert policy.allowed_hosts == (
+        "127.0.0.1",
+        "localhost",
+        "[::1]",
+        "192.168.1.20",
+        "papers.lab.example",
+        "*.lab.example",
+    )
+    assert policy.cors_origins == ("https://notebook.lab.example:8888",)
+    assert "0.0.0.0" not in access_policy("0.0.0.0", no_auth=True, environ={}).allowed_hosts
+    for bad in ["http://papers.example", "papers.example:8765", "a b", ""]:
+        with pytest.raises(ServeAccessError, match="--allowed-host"):
+            access_policy("127.0.0.1", allowed_hosts=[bad], environ={})
+    for bad in ["*", "notebook.example", "https://x.example/path", "ftp://x.example"]:
+        with pytest.raises(ServeAccessError, match="--cors-origin"):
+            access_policy("127.0.0.1", cors_origins=[bad], environ={})
+
+
+def test_loopback_and_same_origin():
+    assert all(map(is_loopback, ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "LOCALHOST"]))
+    assert not any(map(is_loopback, ["0.0.0.0", "::", "10.0.0.1", "example.org"]))
+    assert same_origin("http://127.0.0.1:8765", "127.0.0.1:8765")
+    assert same_origin("https://papers.example", "papers.example")
+    assert same_origin("http://[::1]:8765", "[::1]:8765")
+    assert not same_origin("http://127.0.0.1:8766", "127.0.0.1:8765")
+    assert not same_origin("http://evil.example", "127.0.0.1:8765")
+    assert not same_origin("null", "127.0.0.1:8765")
+    assert not same_origin("http://x:99999", "x:80")
+
+
+def test_the_token_is_compared_whole():
+    policy = AccessPolicy(token=TOKEN)
+    assert policy.authorized(f"Bearer {TOKEN}")
+    assert policy.authorized(f"bearer  {TOKEN} ")
+    assert not policy.authorized(f"Bearer {TOKEN[:-1]}")
+    assert not policy.authorized(f"Bearer {TOKEN}x")
+    assert not policy.authorized(None)
+    assert TOKEN not in repr(policy)
