@@ -139,3 +139,52 @@ class ServerThread:
     def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=30)
+
+
+class ServeProcess:
+    """``klea-serve ARGS --port P`` as a subprocess, until its page answers (stderr in a log).
+
+    ``headers`` are sent by the readiness probe (a token, when the server needs one).
+    """
+
+    def __init__(self, args: list[str], log: Path, headers: dict[str, str] | None = None) -> None:
+        import sys
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.command = [
+            str(Path(sys.executable).with_name("klea-serve")),
+            *args,
+            "--port",
+            str(self.port),
+        ]
+        self.log = log
+        self.headers = headers or {}
+
+    def __enter__(self) -> ServeProcess:
+        import subprocess
+
+        import httpx
+
+        self._log = self.log.open("w", encoding="utf-8")
+        self.process = subprocess.Popen(self.command, stdout=self._log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"klea-serve exited: {self.log.read_text(encoding='utf-8')}")
+            try:
+                httpx.get(self.url + "/api/health", headers=self.headers, timeout=5)
+                return self
+            except httpx.TransportError:
+                time.sleep(0.2)
+        self.__exit__()
+        raise RuntimeError(f"klea-serve did not answer: {self.log.read_text(encoding='utf-8')}")
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except Exception:
+            self.process.kill()
+            self.process.wait()
+        self._log.close()

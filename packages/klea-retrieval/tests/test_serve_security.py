@@ -17,7 +17,7 @@ from klea_utils.stores.serve.access import AccessPolicy, access_policy, is_loopb
 from klea_utils.stores.serve.guard import CONTENT_SECURITY_POLICY, same_origin
 from klea_utils.stores.serve.http_app import build_app
 from klea_utils.stores.serve.service import ServeOptions, open_service
-from serve_support import ServerThread, build_stores, free_port
+from serve_support import ServeProcess, ServerThread, build_stores, free_port
 
 TOKEN = "s3cret-token-for-tests-0123456789"
 CORS = "https://notebook.lab.example"
@@ -266,3 +266,22 @@ def test_the_token_is_compared_whole():
     assert not policy.authorized(f"Bearer {TOKEN}x")
     assert not policy.authorized(None)
     assert TOKEN not in repr(policy)
+
+
+@pytest.mark.slow
+def test_the_command_line_wires_token_and_allowed_host(stores, tmp_path):
+    token_file = tmp_path / "token"
+    token_file.write_text(TOKEN + "\n", encoding="utf-8")
+    args = ["--bm25-store", f"fts5:{stores.fts5}", "--token-file", str(token_file)]
+    args += ["--allowed-host", "papers.lab.example"]
+    auth = {"authorization": f"Bearer {TOKEN}"}
+    with ServeProcess(args, tmp_path / "serve.log", auth) as served:
+        assert httpx.get(served.url + "/api/health").status_code == 401
+        assert httpx.get(served.url + "/api/health", headers=auth).status_code == 200
+        named = {**auth, "host": f"papers.lab.example:{served.port}"}
+        assert httpx.get(served.url + "/api/health", headers=named).status_code == 200
+        evil = {**auth, "host": f"evil.example:{served.port}"}
+        assert httpx.get(served.url + "/api/health", headers=evil).status_code == 400
+    log = (tmp_path / "serve.log").read_text(encoding="utf-8")
+    assert "a bearer token is required on /api and /mcp" in log
+    assert TOKEN not in log

@@ -97,11 +97,36 @@ def test_pages_from_ingestion_page_start_and_end():
     assert [display_metadata(d.metadata)["pages"] for d in paper.passages] == [[1], [2, 3], [3]]
 
 
-def test_cli_help_names_the_stores_variable():
-    from klea_utils.stores.serve import cli
+def test_cli_help_names_the_variables_and_the_shared_flags(capsys):
+    from klea_utils.stores.serve import access, cli
     from klea_utils.stores.utils import STORES_CONFIG_ENV_VAR
 
-    assert f"${STORES_CONFIG_ENV_VAR}" in cli.build_parser().format_help()
+    assert (cli._STORES_ENV, cli._TOKEN_ENV) == (STORES_CONFIG_ENV_VAR, access.TOKEN_ENV)
+    assert cli.main(["-h"]) == 0
+    text = capsys.readouterr().out
+    assert f"${STORES_CONFIG_ENV_VAR}" in text
+    assert f"${access.TOKEN_ENV}" in text
+    for flag in ["--version", "-q", "--verbose", "--token-file", "--no-auth", "--allowed-host"]:
+        assert flag in text
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out.startswith("klea-serve (klea-retrieval ")
+    assert cli.main(["--no-such-flag"]) == 2
+    assert "No such option" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20"])
+def test_cli_refuses_to_bind_off_loopback_without_a_token(host, capsys, monkeypatch, tmp_path):
+    from klea_utils.stores.serve.cli import main
+
+    monkeypatch.delenv("KLEA_SERVE_TOKEN", raising=False)
+    missing = str(tmp_path / "never-read.pkl")  # refused before any store is opened
+    assert main(["--bm25-store", missing, "--host", host]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert err[0].startswith(f"klea-serve: error: --host {host} is reachable from other")
+    assert "--no-auth" in err[0]
+    assert main(["--bm25-store", missing, "--host", host, "--token", "short"]) == 2
+    assert "at least 16" in capsys.readouterr().err
 
 
 def test_cli_exit_2_for_bad_stores_and_1_when_loading_fails(tmp_path, capsys):

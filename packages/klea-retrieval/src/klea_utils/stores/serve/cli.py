@@ -5,93 +5,64 @@ Usage::
     klea-serve [--stores-config FILE | --store COLLECTION=URI ... --bm25-store PATH ...]
                [--fts5-index INDEX.sqlite [--vectors VECTORS.sqlite]]
                [--embedding-model SPEC] [--rerank MODEL] [-k N]
-               [--mcp | --host 127.0.0.1 --port 8765]
+               [--mcp | --host 127.0.0.1 --port 8765 [--token ... | --no-auth]
+                        [--allowed-host NAME ...] [--cors-origin ORIGIN ...]]
 
 ``--mcp`` speaks MCP over stdio (for an agent that starts the server itself); otherwise
 an HTTP server answers the JSON API under ``/api``, the search page at ``/`` and MCP's
-streamable HTTP transport at ``/mcp``. Progress lines go to stderr. Exit status, as for
+streamable HTTP transport at ``/mcp``, behind the checks of
+:mod:`klea_utils.stores.serve.access`. Progress lines go to stderr. Exit status, as for
 the other command lines: 0 on a clean stop; 1 when the work fails (a store, index or model
 cannot load, a missing extra), with one ``klea-serve: error:`` line on stderr; 2 for bad
-arguments (argparse's usage message, or one line for a stores configuration or store
-argument that is wrong).
+arguments (a usage message, or one line for a stores configuration, store argument or
+access setting that is wrong, such as a non-loopback ``--host`` without a token).
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Annotated
+
+import typer
 
 if TYPE_CHECKING:
     from klea_utils.stores.config import RetrieverConfig
+    from klea_utils.stores.serve.access import AccessPolicy
+    from klea_utils.stores.serve.service import KleaService
 
-__all__ = ["build_parser", "default_fts5_index", "main"]
+__all__ = ["app", "default_fts5_index", "main"]
 
 DEFAULT_PORT = 8765
-# Literal here so that --help imports nothing heavy; a test keeps it equal to the constant.
+# Literals here so that --help imports nothing heavy; a test keeps them equal to the constants.
 _STORES_ENV = "KLEA_STORES_CONFIG_FILE"
+_TOKEN_ENV = "KLEA_SERVE_TOKEN"
 
+_HELP = f"""Serve the stores to agents (MCP) and people (a search page), loaded once.
 
-def _positive_int(text: str) -> int:
-    value = int(text) if text.strip().lstrip("-").isdigit() else 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}")
-    return value
+Stores: --stores-config FILE, or --store COLLECTION=URI and --bm25-store PATH (both \
+repeatable), or the file named by ${_STORES_ENV}.
 
+Access: the HTTP server answers only requests whose Host is a loopback name, the --host \
+it binds or an --allowed-host. Binding anything but loopback needs a token (--token, \
+--token-file or ${_TOKEN_ENV}), sent as "Authorization: Bearer TOKEN" to /api and /mcp, \
+or --no-auth to serve without one on purpose.
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the ``klea-serve`` argument parser."""
-    parser = argparse.ArgumentParser(
-        prog="klea-serve",
-        description="Serve the stores to agents (MCP) and people (a search page), loaded once.",
-    )
-    stores = parser.add_argument_group("stores (as for klea-retrieve)")
-    stores.add_argument(
-        "--stores-config",
-        "--stores",
-        dest="stores_config",
-        metavar="FILE",
-        help=f"stores configuration JSON file (default: ${_STORES_ENV})",
-    )
-    stores.add_argument("--store", action="append", default=[], metavar="COLLECTION=URI")
-    stores.add_argument("--bm25-store", action="append", default=[], metavar="PATH")
-    stores.add_argument("--domain", action="append", help="serve only this domain (repeatable)")
-    search = parser.add_argument_group("search")
-    search.add_argument(
-        "--fts5-index",
-        type=Path,
-        metavar="INDEX",
-        help="FTS5 index for Boolean search (default: the first fts5: BM25 store)",
-    )
-    search.add_argument(
-        "--vectors", type=Path, metavar="SQLITE", help="sci-etl vector memory for hybrid search"
-    )
-    models = parser.add_argument_group("models")
-    models.add_argument(
-        "--embedding-model",
-        metavar="SPEC",
-        help="provider:model spec (default: the packaged all-MiniLM-L6-v2)",
-    )
-    models.add_argument("--rerank", metavar="MODEL", help="cross-encoder to re-rank with")
-    models.add_argument("-k", "--top-k", dest="k", type=_positive_int, default=5)
-    models.add_argument(
-        "--leg-timeout",
-        type=float,
-        default=20.0,
-        metavar="SECONDS",
-        help="leave a store leg that has not answered after this long out of the answer "
-        "(default 20)",
-    )
-    serving = parser.add_argument_group("serving")
-    serving.add_argument("--mcp", action="store_true", help="speak MCP over stdio")
-    serving.add_argument("--host", default="127.0.0.1")
-    serving.add_argument("--port", type=int, default=DEFAULT_PORT)
-    serving.add_argument("-v", "--verbose", action="store_true", help="log at INFO")
-    return parser
+Exit status: 0 clean stop; 1 a store, index or model could not load; 2 usage error (a bad \
+option, stores configuration, store argument or access setting).
+"""
+
+app = typer.Typer(
+    name="klea-serve",
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 
 
 def default_fts5_index(config: RetrieverConfig) -> Path | None:
@@ -105,25 +76,195 @@ def default_fts5_index(config: RetrieverConfig) -> Path | None:
     return None
 
 
-def _error(message: object, status: int) -> int:
-    """Print one ``klea-serve: error:`` line on stderr and return ``status``."""
+def _progress(message: str) -> None:
+    print(f"klea-serve: {message}", file=sys.stderr, flush=True)
+
+
+def _error(message: object, status: int) -> typer.Exit:
+    """Print one ``klea-serve: error:`` line on stderr; the exit to raise with ``status``."""
     text = " ".join(str(message).split()) or type(message).__name__
     print(f"klea-serve: error: {text}", file=sys.stderr, flush=True)
-    return status
+    return typer.Exit(status)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Console entry point; returns the exit status."""
-    args = build_parser().parse_args(argv)
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        typer.echo(f"klea-serve (klea-retrieval {version('klea-retrieval')})")
+        raise typer.Exit()
+
+
+def _configure_logging(verbose: int, quiet: bool) -> None:
+    level = (
+        logging.ERROR
+        if quiet
+        else logging.DEBUG
+        if verbose > 1
+        else (logging.INFO if verbose else logging.WARNING)
+    )
     logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
+        level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr, force=True
     )
     for name in ("httpx", "chromadb", "sentence_transformers", "mcp", "uvicorn.access"):
-        logging.getLogger(name).setLevel(logging.WARNING)
-    if args.rerank is not None and not args.rerank.strip():
-        return _error("--rerank needs a cross-encoder model name or folder, got an empty value", 2)
+        logging.getLogger(name).setLevel(max(level, logging.WARNING))
+
+
+@app.command(help=_HELP)
+def serve(
+    stores_config: Annotated[
+        Path | None,
+        typer.Option(
+            "--stores-config",
+            "--stores",
+            metavar="FILE",
+            help=f"Stores configuration JSON file (default: ${_STORES_ENV}).",
+        ),
+    ] = None,
+    store: Annotated[
+        list[str] | None,
+        typer.Option("--store", metavar="COLLECTION=URI", help="A vector store (repeatable)."),
+    ] = None,
+    bm25_store: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--bm25-store", metavar="PATH", help="A BM25 corpus, or fts5:INDEX (repeatable)."
+        ),
+    ] = None,
+    domain: Annotated[
+        list[str] | None, typer.Option("--domain", help="Serve only this domain (repeatable).")
+    ] = None,
+    fts5_index: Annotated[
+        Path | None,
+        typer.Option(
+            "--fts5-index",
+            metavar="INDEX",
+            help="FTS5 index for Boolean search (default: the first fts5: BM25 store).",
+        ),
+    ] = None,
+    vectors: Annotated[
+        Path | None,
+        typer.Option(
+            "--vectors", metavar="SQLITE", help="sci-etl vector memory for hybrid search."
+        ),
+    ] = None,
+    embedding_model: Annotated[
+        str | None,
+        typer.Option(
+            "--embedding-model",
+            metavar="SPEC",
+            help="provider:model spec (default: the packaged all-MiniLM-L6-v2).",
+        ),
+    ] = None,
+    rerank: Annotated[
+        str | None,
+        typer.Option("--rerank", metavar="MODEL", help="Cross-encoder to re-rank with."),
+    ] = None,
+    top_k: Annotated[
+        int, typer.Option("-k", "--top-k", min=1, help="Passages per store and domain.")
+    ] = 5,
+    leg_timeout: Annotated[
+        float,
+        typer.Option(
+            "--leg-timeout",
+            metavar="SECONDS",
+            help="Leave a store leg that has not answered after this long out of the answer "
+            "(0: wait).",
+        ),
+    ] = 20.0,
+    mcp: Annotated[bool, typer.Option("--mcp", help="Speak MCP over stdio.")] = False,
+    host: Annotated[
+        str, typer.Option("--host", help="Address to bind (anything but loopback needs a token).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port.")] = DEFAULT_PORT,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token",
+            metavar="TOKEN",
+            help=f"Bearer token required on /api and /mcp (default: ${_TOKEN_ENV}; at least "
+            "16 characters).",
+            show_default=False,
+        ),
+    ] = None,
+    token_file: Annotated[
+        Path | None,
+        typer.Option("--token-file", metavar="FILE", help="Read the token from FILE."),
+    ] = None,
+    no_auth: Annotated[
+        bool,
+        typer.Option("--no-auth", help="Serve off loopback without a token, on purpose."),
+    ] = False,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            metavar="NAME",
+            help="Another Host name to answer, e.g. papers.lab.example (repeatable).",
+        ),
+    ] = None,
+    cors_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--cors-origin",
+            metavar="ORIGIN",
+            help="An origin whose pages may call the API, e.g. https://nb.lab.example "
+            "(repeatable; default: none, no CORS headers).",
+        ),
+    ] = None,
+    verbose: Annotated[
+        int, typer.Option("-v", "--verbose", count=True, help="More log output (-vv: debug).")
+    ] = 0,
+    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only errors.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    _configure_logging(verbose, quiet)
+    if rerank is not None and not rerank.strip():
+        raise _error("--rerank needs a cross-encoder model name or folder, got an empty value", 2)
+    args = SimpleNamespace(**locals())  # every option above, by name
+    access = None if mcp else _access(args)
+    service = _open(args)
+    if mcp:
+        from klea_utils.stores.serve.mcp_tools import build_mcp_server
+
+        _progress("MCP on stdio")
+        build_mcp_server(service).run("stdio")
+        return
+    assert access is not None
+    _serve_http(service, args, access)
+
+
+def _access(args: SimpleNamespace) -> AccessPolicy:
+    """The access policy of the flags, checked before anything loads."""
+    from klea_utils.stores.exceptions import ServeAccessError
+    from klea_utils.stores.serve.access import access_policy, is_loopback
+
+    try:
+        policy = access_policy(
+            args.host,
+            token=args.token,
+            token_file=args.token_file,
+            no_auth=args.no_auth,
+            allowed_hosts=args.allowed_host or (),
+            cors_origins=args.cors_origin or (),
+        )
+    except ServeAccessError as exc:
+        raise _error(exc, 2) from None
+    if args.no_auth and not is_loopback(args.host):
+        _progress(
+            f"warning: serving {args.host} without authentication (--no-auth): anyone who "
+            "reaches the port reads the library and calls the MCP tools"
+        )
+    elif policy.token is not None:
+        _progress("a bearer token is required on /api and /mcp")
+    return policy
+
+
+def _open(args: SimpleNamespace) -> KleaService:
+    """Load the stores and models of ``args``; usage errors exit 2, failures exit 1."""
     from klea_utils.stores._retrieval.extras import import_extra
     from klea_utils.stores._retrieval.store_args import retriever_config_from_args
     from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
@@ -133,12 +274,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         import_extra("mcp", feature="klea-serve", extra="serve")
         import_extra("fastapi", feature="klea-serve", extra="serve")
         config = retriever_config_from_args(
-            args.stores_config, args.store, args.bm25_store, domains=args.domain
+            args.stores_config, args.store or [], args.bm25_store or [], domains=args.domain
         )
     except (StoreConfigError, MetadataFilterError, FileNotFoundError) as exc:
-        return _error(exc, 2)  # the stores were given wrongly (StoreArgsError included)
+        raise _error(exc, 2) from None  # the stores were given wrongly
     except (KleaStoresError, OSError) as exc:
-        return _error(exc, 1)  # a missing extra, a store that cannot be read
+        raise _error(exc, 1) from None  # a missing extra, a store that cannot be read
     from klea_utils.stores.serve.service import ServeOptions, open_service
     from sci_etl_core.exceptions import SciEtlError
 
@@ -146,7 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         config=config,
         embedding_model=args.embedding_model or DEFAULT_EMBEDDING_MODEL,
         rerank=args.rerank,
-        k=args.k,
+        k=args.top_k,
         fts5_index=args.fts5_index or default_fts5_index(config),
         vectors=args.vectors,
         leg_timeout=args.leg_timeout if args.leg_timeout > 0 else None,
@@ -154,27 +295,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # stdout is the MCP channel under --mcp: nothing loading prints may land there.
         with contextlib.redirect_stdout(sys.stderr):
-            service = open_service(options)
+            return open_service(options)
     except (StoreConfigError, MetadataFilterError) as exc:
-        return _error(exc, 2)
+        raise _error(exc, 2) from None
     except (KleaStoresError, SciEtlError, OSError) as exc:
-        return _error(exc, 1)  # a store, index or model that cannot load
-    if args.mcp:
-        from klea_utils.stores.serve.mcp_tools import build_mcp_server
+        raise _error(exc, 1) from None  # a store, index or model that cannot load
 
-        print("klea-serve: MCP on stdio", file=sys.stderr, flush=True)
-        build_mcp_server(service).run("stdio")
-        return 0
+
+def _serve_http(service: KleaService, args: SimpleNamespace, access: AccessPolicy) -> None:
     import uvicorn
     from klea_utils.stores.serve.http_app import build_app
 
-    app = build_app(service, host=args.host, port=args.port)
-    print(
-        f"klea-serve: http://{args.host}:{args.port}/ (API docs /api/docs, MCP /mcp)",
-        file=sys.stderr,
-        flush=True,
-    )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    app_ = build_app(service, host=args.host, port=args.port, access=access)
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    _progress(f"http://{shown}:{args.port}/ (API docs /api/docs, MCP /mcp)")
+    uvicorn.run(app_, host=args.host, port=args.port, log_level="warning")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console entry point; returns the exit status (0 ok, 1 failed, 2 usage error)."""
+    try:
+        app(args=list(argv) if argv is not None else None, prog_name="klea-serve")
+    except SystemExit as exc:
+        code = exc.code
+        return code if isinstance(code, int) else (0 if code is None else 1)
     return 0
 
 
