@@ -75,7 +75,7 @@ def test_store_exits_0_with_one_summary_line_and_1_under_strict(
 ) -> None:
     runner = CliRunner()
     lint = runner.invoke(app, ["map-lint", str(chunked)])
-    assert "Not required (conversion failed): broken.pdf" in lint.output
+    assert "Not required, 1 file(s) not stored: broken.pdf (" in lint.output
     assert "have no entry" not in lint.output
     args = ["store", str(chunked), "--store", f"chroma:{tmp_path / 'c'}", "--collection", "papers"]
     result = runner.invoke(app, args)

@@ -232,3 +232,25 @@ def test_the_reason_for_zero_chunks_follows_what_the_pages_held() -> None:
     assert "made no chunk" in no_chunks_reason("a.pdf", words, True)
     assert no_chunks_reason("a.md", None, True).startswith(f"{EMPTY_DOCUMENT}: ")
     assert page_ranges([7, 1, 2, 3, 9, 10]) == "1-3, 7, 9-10"
+
+
+def test_map_lint_names_each_file_not_stored_with_its_reason(reasons_run: dict[str, Any]) -> None:
+    lint = _cli("map-lint", str(reasons_run["source"]))
+    lines = [line for line in lint.stdout.splitlines() if line.startswith("Not required")]
+    assert len(lines) == 1, lint.stdout
+    assert lines[0].startswith("Not required, 4 file(s) not stored: ")
+    assert f"blank.pdf ({EMPTY_DOCUMENT}: " in lines[0]  # zero chunks: no "conversion failed"
+    assert f"scan.pdf ({OCR_NOT_INSTALLED}: " in lines[0]
+    assert "conversion failed" not in lint.stdout
+
+
+def test_a_scan_chunked_with_no_ocr_is_named_as_no_readable_text(tmp_path: Path) -> None:
+    source = tmp_path / "papers"
+    write_text_pdf(source / "good.pdf", "Dendritic spines", sample_paragraphs(2, seed=2))
+    write_scanned_pdf(source / "scan.pdf", ["SCANNED PAGE OF TEXT", "SECOND LINE"])
+    result = _cli("chunk", str(source), "--no-ocr")
+    assert result.returncode == 0, result.stderr[-3000:]  # good.pdf was chunked
+    lines = [line for line in result.stderr.splitlines() if "not chunked:" in line]
+    assert len(lines) == 1, result.stderr[-3000:]
+    assert lines[0].startswith(f"1 file(s) not chunked: scan.pdf ({NO_READABLE_TEXT}: page(s) 1")
+    assert "--no-ocr" in lines[0]

@@ -196,7 +196,7 @@ def map_lint(
     debug: Debug = False,
 ) -> None:
     """Check a metadata map against the files in SOURCE (failed files need no entry)."""
-    from klea_utils.stores._ingest.failures import read_conversion_failures
+    from klea_utils.stores._ingest.failures import format_not_stored, read_conversion_failures
     from klea_utils.stores.map_lint import format_metadata_lint_report, lint_metadata_map
     from klea_utils.stores.metadata_map import load_metadata_map, template_path
     from klea_utils.stores.source_files import find_source_files
@@ -213,7 +213,7 @@ def map_lint(
         typer.echo(format_metadata_lint_report(report))
         skipped = [p.name for p in files if p.name in failed]
         if skipped:
-            typer.echo(f"Not required (conversion failed): {', '.join(skipped)}")
+            typer.echo(f"Not required, {format_not_stored(skipped, failed)}")
         if report["missing_keys"] or report["issues"]:
             raise typer.Exit(1)
 
