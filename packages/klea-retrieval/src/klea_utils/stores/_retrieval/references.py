@@ -106,6 +106,15 @@ def _header_keys(chunks: list[tuple[Document, float]]) -> set[str]:
     return {k for k in common if all(doc.metadata[k] == first[k] for doc, _ in chunks)}
 
 
+def _citation_key(chunks: list[tuple[Document, float]]) -> str | None:
+    """The ``citekey`` every chunk of a file shares (a non-empty string), else ``None``."""
+    keys = {doc.metadata.get("citekey") for doc, _ in chunks}
+    if len(keys) != 1:
+        return None
+    key = keys.pop()
+    return key.strip() if isinstance(key, str) and key.strip() else None
+
+
 def _line(metadata: dict[str, Any], keys: list[str]) -> str:
     parts = [f"{k}: {_display_value(k, metadata[k])}" for k in keys]
     return " | ".join(p for p in parts if not p.endswith(": "))
@@ -117,7 +126,10 @@ def serialize_reference_material(reference_material: RefMaterial) -> str:
     Documents are grouped by ``file_name`` (duplicates across domains shown once), files
     ordered by their best chunk's score and chunks by score. Each file gets a header
     ``### Source document N/M: [file]`` followed by one metadata line of the fields that
-    every chunk of the file shares (bibliographic fields, ``url*`` keys, map keys);
+    every chunk of the file shares (bibliographic fields, ``url*`` keys, map keys); a
+    ``citekey`` (from a reference manager) the file's chunks share is written on the
+    header as ``[@key]``, Pandoc's citation form, instead of on that line
+    (``### Source document 1/2: [smith.pdf] [@smith2020]``);
     metadata that differs between chunks is written inline above the chunk it belongs
     to. Person-name fields show display names only (see ``display_person_names``);
     ``headings`` and the pages (``[p. 7]``, ``[pp. 7-8]`` from ``page_start``/``page_end``)
@@ -129,6 +141,10 @@ def serialize_reference_material(reference_material: RefMaterial) -> str:
     for n, (file_name, chunks) in enumerate(groups, start=1):
         header_keys = _header_keys(chunks)
         lines = [f"### Source document {n}/{len(groups)}: [{file_name}]"]
+        citekey = _citation_key(chunks)
+        if citekey is not None:
+            lines[0] += f" [@{citekey}]"
+            header_keys.discard("citekey")
         header = _line(chunks[0][0].metadata, _ordered(header_keys))
         if header:
             lines.append(header)
@@ -142,7 +158,8 @@ def serialize_reference_material(reference_material: RefMaterial) -> str:
                 label += f" [{pages}]"
             lines.append("")
             lines.append(label)
-            inline = _line(doc.metadata, _ordered(set(_shown_keys(doc)) - header_keys))
+            inline_keys = set(_shown_keys(doc)) - header_keys - ({"citekey"} if citekey else set())
+            inline = _line(doc.metadata, _ordered(inline_keys))
             if inline:
                 lines.append(inline)
             lines.append(doc.page_content)
