@@ -12,9 +12,35 @@ import pytest
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.serve.http_app import build_app
 from klea_utils.stores.serve.service import ServeOptions, open_service
+from langchain_core.documents import Document
+from retrieval_support import write_fts5_index
 from serve_support import ServerThread, build_stores, free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
+AUTHORS = ["Rosa Ito", "Tom Berg", "Lena Vos", "Omar Diaz", "Kai Lund"]
+PURKINJE = [  # one paper, many authors, four passages that match one word
+    Document(
+        id=f"purkinje2022.pdf:{i}",
+        page_content=text,
+        metadata={
+            "file_name": "purkinje2022.pdf",
+            "title": "Purkinje cell timing",
+            "authors": AUTHORS,
+            "year": 2022,
+            "page_start": page,
+            "page_end": page,
+            "chunk_index": i,
+        },
+    )
+    for i, (page, text) in enumerate(
+        [
+            (1, "Purkinje cells fire complex spikes."),
+            (2, "Climbing fibres drive Purkinje complex spikes at low rates."),
+            (3, "Simple spikes of Purkinje cells encode timing."),
+            (5, "Purkinje output inhibits the deep nuclei."),
+        ]
+    )
+]
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -28,6 +54,7 @@ CHROMIUM_ARGS = [
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, fake_embeddings):
     stores = build_stores(tmp_path_factory.mktemp("serve-page"), fake_embeddings)
+    write_fts5_index(stores.fts5, PURKINJE)
     options = ServeOptions(
         config=RetrieverConfig.model_validate_json(stores.config.read_text()),
         embedding_model=fake_embeddings,
@@ -80,7 +107,7 @@ def _search_with_keyboard(page, query: str) -> None:
 def test_query_results_highlights_chips_and_graph(page):
     page.select_option("#mode", "lexical")
     _search_with_keyboard(page, "golgi OR dopamine")
-    page.wait_for_selector("#status:has-text('results')")
+    page.wait_for_selector("#status:has-text('papers')")
     titles = page.locator("#hits .hit h3 a").all_inner_texts()
     assert set(titles) == {"Cerebellar models", "Basal ganglia"}
     marks = {m.lower() for m in page.locator("#hits mark").all_inner_texts()}
@@ -129,3 +156,36 @@ def test_malformed_query_shows_the_caret(page):
     assert error.inner_text().splitlines()[:2] == ["golgi AND (cells", "          ^"]
     assert page.get_attribute("#q", "aria-invalid") == "true"
     assert page.locator("#hits .hit").count() == 0
+
+
+def test_a_paper_is_one_card_with_its_best_passages(page):
+    page.select_option("#mode", "lexical")
+    _search_with_keyboard(page, "purkinje")
+    page.wait_for_selector("#status:has-text('1 paper (lexical')")
+    card = page.locator("#hits .paper-card")
+    assert card.count() == 1
+    assert card.locator("h3 a").inner_text() == "Purkinje cell timing"
+    byline = card.locator(".byline").inner_text()
+    assert byline == "Rosa Ito, Tom Berg, Lena Vos et al. · 2022 · pp. 1–3, 5"
+    passages = card.locator(".best-passages > li")
+    assert passages.count() == 3
+    assert all(m.lower() == "purkinje" for m in card.locator("mark").all_inner_texts())
+    assert passages.first.locator(".where").inner_text().startswith("p. ")
+    assert "4 matching passages" in card.inner_text()
+    # facet groups with no values are hidden: the paper names no journal
+    page.wait_for_selector("#facet-author li")
+    assert page.locator("#facet-journal").is_hidden()
+    assert page.locator("#facet-author").is_visible()
+    # the keyboard reaches the card's title; the paper view names every author
+    page.keyboard.press("Tab")  # from the search box: the mode, the button, ...
+    for _ in range(20):
+        if page.evaluate("document.activeElement.classList.contains('title')"):
+            break
+        page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Purkinje cell timing"
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#paper:not([hidden]) .passages li")
+    assert page.locator("#paper-body .byline").inner_text().startswith(", ".join(AUTHORS))
+    assert page.locator("#paper .passages > li").count() == 4
+    no_overflow = "document.documentElement.scrollWidth <= window.innerWidth"
+    assert page.evaluate(no_overflow)

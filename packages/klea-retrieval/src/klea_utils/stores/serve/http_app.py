@@ -174,9 +174,12 @@ def build_app(
         journal: Annotated[list[str] | None, Query()] = None,
         tag: Annotated[list[str] | None, Query()] = None,
         any_words: bool | None = None,
+        group: Literal["passage", "paper"] = "passage",
     ) -> dict[str, Any]:
         """Hits with highlighted snippets and chips; a malformed query answers 200 with
-        ``error`` (message, position, token, caret)."""
+        ``error`` (message, position, token, caret). ``group=paper`` answers ``papers``
+        instead of ``hits``: one per paper, ranked by its best passage, with its best
+        passages under it."""
         filters = SearchFilterArgs(
             year_from=year_from,
             year_to=year_to,
@@ -186,7 +189,7 @@ def build_app(
         ).to_filters()
         try:
             return await service.search(
-                q, mode=mode, limit=limit, filters=filters, any_words=any_words
+                q, mode=mode, limit=limit, filters=filters, any_words=any_words, group=group
             )
         except LookupError as exc:
             raise HTTPException(status_code=404, detail=str(exc)) from exc

@@ -22,6 +22,7 @@ from klea_utils.stores.config import FilterFieldInfo, RetrieverConfig
 from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
 from klea_utils.stores.pipeline import KleaPipeline
 from klea_utils.stores.query_schema import build_retrieval_query_schema
+from klea_utils.stores.serve.grouping import group_by_paper, passages_to_fetch
 from klea_utils.stores.serve.library import FACET_KEYS, display_metadata
 from klea_utils.stores.serve.paper_sources import StoreLibrary, check_facet_keys
 from klea_utils.stores.serve.papers import open_papers
@@ -184,20 +185,33 @@ class KleaService:
         limit: int = 10,
         filters: SearchFilters | None = None,
         any_words: bool | None = None,
+        group: str = "passage",
     ) -> dict[str, Any]:
         """sci-etl-search Boolean / hybrid search with snippets, or the located error.
 
+        ``group="passage"`` answers ``limit`` passage ``hits``; ``group="paper"`` answers
+        ``limit`` ``papers`` (:func:`~klea_utils.stores.serve.grouping.group_by_paper`),
+        each with its best passages, ranked by its best passage, and ``hits`` empty.
+
         Raises:
             LookupError: When no FTS5 index is served.
-            ValueError: Bad mode, limit, or a filter the index cannot apply.
+            ValueError: Bad mode, limit, group, or a filter the index cannot apply.
         """
         if self.search_backend is None:
             raise LookupError("no FTS5 index is served: start klea-serve with --fts5-index")
         if not 1 <= limit <= MAX_K:
             raise ValueError(f"limit must be between 1 and {MAX_K}, got {limit}")
-        return await self.search_backend.search(
-            query, mode=mode, limit=limit, filters=filters, any_words=any_words
+        if group not in ("passage", "paper"):
+            raise ValueError(f"group must be 'passage' or 'paper', got {group!r}")
+        fetch = passages_to_fetch(limit) if group == "paper" else limit
+        result = await self.search_backend.search(
+            query, mode=mode, limit=fetch, filters=filters, any_words=any_words
         )
+        result["group"] = group
+        if group == "paper":
+            result["papers"] = group_by_paper(result["hits"], limit)
+            result["hits"] = []
+        return result
 
     async def graph(self, record_ids: Sequence[str]) -> dict[str, Any]:
         """Edges by meaning between search results (empty without a vector memory)."""

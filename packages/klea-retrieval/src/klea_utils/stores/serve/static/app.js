@@ -108,9 +108,80 @@ function renderHits(result) {
   }
 }
 
+// -- results grouped by paper (group=paper, the page's default) ---------------------
+
+function pagesLabel(pages) {
+  if (!pages || !pages.length) return "";
+  if (pages.length === 1) return `p. ${pages[0]}`;
+  const runs = [];
+  let start = pages[0], end = pages[0];
+  for (const page of [...pages.slice(1), null]) {
+    if (page === end + 1) { end = page; continue; }
+    runs.push(start === end ? String(start) : `${start}–${end}`);
+    start = end = page;
+  }
+  return `pp. ${runs.join(", ")}`;
+}
+
+function paperByline(paper) {
+  const parts = [];
+  if (paper.authors.length) {
+    parts.push(paper.authors.join(", ") + (paper.authors_total > paper.authors.length ? " et al." : ""));
+  }
+  if (paper.year) parts.push(String(paper.year));
+  if (paper.journal) parts.push(paper.journal);
+  const pages = pagesLabel(paper.pages);
+  if (pages) parts.push(pages);
+  return parts.join(" · ");
+}
+
+function passageItem(passage) {
+  const item = el("li", { class: "passage" });
+  const where = [pagesLabel(passage.pages), passage.headings.length ? passage.headings[passage.headings.length - 1] : ""]
+    .filter(Boolean).join(" · ");
+  if (where) item.append(el("p", { class: "where" }, where));
+  for (const snippet of passage.snippets) {
+    if (snippet.text) item.append(el("p", { class: "snippet" }, highlighted(snippet.text, snippet.highlights)));
+  }
+  const legs = [];
+  if (passage.lexical_rank) legs.push(`lexical #${passage.lexical_rank}`);
+  if (passage.semantic_rank) legs.push(`semantic #${passage.semantic_rank}`);
+  if (legs.length) item.append(el("p", { class: "legs" }, legs.join(", ")));
+  return item;
+}
+
+function renderPapers(result) {
+  const list = $("#hits");
+  list.replaceChildren();
+  for (const paper of result.papers) {
+    const open = el("a", { href: `?doc=${encodeURIComponent(paper.file)}`, class: "title",
+      onclick: (event) => { event.preventDefault(); openPaper(paper.file); } }, paper.title);
+    const rank = el("span", { class: "rank", "aria-hidden": "true" }, String(paper.rank));
+    const card = el("li", { class: "hit paper-card" }, el("h3", {}, rank, open), el("p", { class: "byline" }, paperByline(paper)));
+    const passages = el("ol", { class: "best-passages", "aria-label": `Best passages of ${paper.title}` });
+    for (const passage of paper.passages) passages.append(passageItem(passage));
+    card.append(passages);
+    if (paper.hits > paper.passages.length) {
+      card.append(el("p", { class: "legs" }, `${paper.hits} matching passages in this paper`));
+    }
+    list.append(card);
+  }
+}
+
+function resultCount(result) {
+  const n = result.papers ? result.papers.length : result.hits.length;
+  const noun = result.papers ? "paper" : "result";
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+function graphIds(result) {
+  return result.papers ? result.papers.map((p) => p.passages[0].record_id) : result.hits.map((h) => h.record_id);
+}
+
 function facetList(key, values, selected) {
   const ul = $(`#facet-${key} ul`);
   ul.replaceChildren();
+  $(`#facet-${key}`).hidden = values.length === 0;  // a facet with no values is not shown
   for (const { value, count } of values.slice(0, 12)) {
     const id = `f-${key}-${value}`.replace(/[^A-Za-z0-9_-]/g, "_");
     const box = el("input", { type: "checkbox", id, value });
@@ -184,7 +255,7 @@ async function run() {
     renderFacets();
     return;
   }
-  const params = new URLSearchParams({ q: state.q, limit: "10" });
+  const params = new URLSearchParams({ q: state.q, limit: "10", group: "paper" });
   for (const key of ["mode", "year_from", "year_to"]) if (state[key]) params.set(key, state[key]);
   for (const a of state.author) params.append("author", a);
   for (const j of state.journal) params.append("journal", j);
@@ -198,16 +269,17 @@ async function run() {
   }
   renderChips(result.chips);
   renderError(result.error);
-  renderHits(result);
+  if (result.papers) renderPapers(result); else renderHits(result);
   const notes = [...result.degraded.map((l) => `${l} leg degraded`), ...result.skipped.map((l) => `${l} leg skipped`)];
   $("#status").textContent = result.error ? "The query is malformed: see the caret above."
-    : `${result.hits.length} result${result.hits.length === 1 ? "" : "s"} (${result.mode}`
+    : `${resultCount(result)} (${result.mode}`
       + (result.interpreted_as !== result.query ? `, any of the words` : "") + ")"
       + (notes.length ? ` — ${notes.join(", ")}` : "");
   renderFacets();
-  if (result.hits.length > 1) {
+  const ids = graphIds(result);
+  if (ids.length > 1) {
     fetch("/api/graph", { method: "POST", headers: { "content-type": "application/json" },
-      body: JSON.stringify({ record_ids: result.hits.map((h) => h.record_id) }) })
+      body: JSON.stringify({ record_ids: ids }) })
       .then((r) => r.json()).then(renderGraph).catch(() => { $("#graph-panel").hidden = true; });
   } else $("#graph-panel").hidden = true;
 }
