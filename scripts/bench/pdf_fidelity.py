@@ -265,14 +265,16 @@ def _cpu() -> float:
 
 
 def build_processor(tmp: Path) -> tuple[Any, Any, int]:
-    from klea_utils.stores._ingest.batch_conversion import build_processor as _build_processor
+    from klea_utils.stores._ingest.workers.batch_conversion import (
+        build_processor as _build_processor,
+    )
     from klea_utils.stores.ingestion import StoresBuilder
 
     logger = logging.getLogger("pdf_fidelity")
     builder = StoresBuilder("huggingface:all-MiniLM-L6-v2", logger)
     processor = _build_processor(builder.worker_config(tmp, None), logger)
     processor.warm_up()
-    from klea_utils.stores._ingest.chunking import embedding_max_tokens
+    from klea_utils.stores._ingest.chunking.chunking import embedding_max_tokens
 
     limit = embedding_max_tokens(builder.embedding_model) or 512
     return processor, processor.chunker, limit

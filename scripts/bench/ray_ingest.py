@@ -51,7 +51,7 @@ _DAEMONS = ("gcs_server", "raylet", "log_monitor", "dashboard", "runtime_env", "
 _STARTUP = """
 import logging, resource, sys, tempfile
 from pathlib import Path
-from klea_utils.stores._ingest.file_processing import FileProcessor
+from klea_utils.stores._ingest.convert.file_processing import FileProcessor
 FileProcessor(source_path=Path(tempfile.mkdtemp()), max_tokens=256, merge_peers=True,
               tokenizer_model=sys.argv[1], do_ocr=False, device="cpu", artifacts_path=None,
               logger=logging.getLogger("bench")).warm_up([".pdf"])

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from klea_utils.stores._ingest.vector_run import stored_docs
+from klea_utils.stores._ingest.store.vector_run import stored_docs
 from klea_utils.stores.embedding_models import load_embeddings
 from klea_utils.stores.ingestion import StoresBuilder
 from klea_utils.stores.utils import instantiate_vector_store

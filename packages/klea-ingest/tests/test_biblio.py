@@ -8,7 +8,7 @@ import pytest
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._ingest import biblio_regex as rx
+from klea_utils.stores._ingest.biblio import biblio_regex as rx
 from klea_utils.stores.biblio import extract_metadata
 from reportlab.pdfgen import canvas
 

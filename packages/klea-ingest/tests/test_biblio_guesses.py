@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 from docling_core.types.doc import DocItemLabel, DoclingDocument
-from klea_utils.stores._ingest import biblio_regex as rx
-from klea_utils.stores._ingest.conversion import Converter
-from klea_utils.stores._ingest.ocr import tesseract_available
+from klea_utils.stores._ingest.biblio import biblio_regex as rx
+from klea_utils.stores._ingest.convert.conversion import Converter
+from klea_utils.stores._ingest.pdf.ocr import tesseract_available
 from klea_utils.stores.biblio import extract_metadata
 
 SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "corpus" / "papers"

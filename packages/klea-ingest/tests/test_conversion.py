@@ -25,8 +25,8 @@ from ingest_corpus import (
     write_truncated_pdf,
     write_zero_page_pdf,
 )
-from klea_utils.stores._ingest import ocr as _ocr
-from klea_utils.stores._ingest.conversion import Converter, validate_device
+from klea_utils.stores._ingest.convert.conversion import Converter, validate_device
+from klea_utils.stores._ingest.pdf import ocr as _ocr
 from klea_utils.stores.chunk_cache import iter_cached_files
 from klea_utils.stores.ingest_exceptions import ConversionError, OcrUnavailableError
 from klea_utils.stores.ingestion import StoresBuilder
@@ -99,7 +99,7 @@ def test_formats_convert_and_chunk_with_headings(
 
 
 def test_chunk_text_is_normalized_and_within_budget(run: dict[str, Any]) -> None:
-    from klea_utils.stores._ingest.token_counter import load_token_counter
+    from klea_utils.stores._ingest.chunking.token_counter import load_token_counter
     from klea_utils.stores.utils import normalize_text
 
     counter = load_token_counter("BAAI/bge-m3", logging.getLogger("t"))

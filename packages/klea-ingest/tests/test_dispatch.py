@@ -12,8 +12,8 @@ from collections import deque
 from pathlib import Path
 
 import pytest
-from klea_utils.stores._ingest.dispatch import POISON_DEATHS, dispatch, poison_verdict
-from klea_utils.stores._ingest.worker_process import LogPipe, forward_to_parent_loggers
+from klea_utils.stores._ingest.workers.dispatch import POISON_DEATHS, dispatch, poison_verdict
+from klea_utils.stores._ingest.workers.worker_process import LogPipe, forward_to_parent_loggers
 from klea_utils.stores.chunk_worker import ChunkItemResult, ChunkWorkerConfig
 
 

@@ -25,19 +25,19 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from ingest_corpus import write_docx
-from klea_utils.stores._ingest.conversion import Converter
-from klea_utils.stores._ingest.doc_chunker import (
+from klea_utils.stores._ingest.chunking.doc_chunker import (
     RawChunk,
     StructureChunker,
     _serializer,
     table_triplets,
 )
-from klea_utils.stores._ingest.sentences import split_sentences
-from klea_utils.stores._ingest.token_counter import (
+from klea_utils.stores._ingest.chunking.sentences import split_sentences
+from klea_utils.stores._ingest.chunking.token_counter import (
     TokenCounter,
     load_token_counter,
     packaged_minilm_path,
 )
+from klea_utils.stores._ingest.convert.conversion import Converter
 from realpapers import DATA, needs_data
 
 Shape = tuple[str, tuple[str, ...] | None, tuple[str, ...]]

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from ingest_store_support import DoiServer, crossref_body, doi_server, openalex_body, s2_body
-from klea_utils.stores._ingest import doi_cache as _doi_cache
-from klea_utils.stores._ingest import doi_services as _doi_services
-from klea_utils.stores._ingest.doi_services import DoiResolver, DoiService, default_services
+from klea_utils.stores._ingest.biblio import doi_cache as _doi_cache
+from klea_utils.stores._ingest.biblio import doi_services as _doi_services
+from klea_utils.stores._ingest.biblio.doi_services import DoiResolver, DoiService, default_services
 from klea_utils.stores.biblio import extract_metadata
 
 DOI = "10.1234/klea.5678"

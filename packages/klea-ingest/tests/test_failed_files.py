@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 import pytest
-from klea_utils.stores._ingest.failures import (
+from klea_utils.stores._ingest.convert.failures import (
     failures_path,
     format_not_stored,
     read_conversion_failures,

@@ -86,7 +86,7 @@ def _stems(path) -> bool:
 
 
 def test_a_new_index_stems_unless_told_and_an_old_one_keeps_its_tokenizer(tmp_path):
-    from klea_utils.stores._ingest.fts5_corpus import NEW_INDEX_STEMMING, Fts5IndexWriter
+    from klea_utils.stores._ingest.store.fts5_corpus import NEW_INDEX_STEMMING, Fts5IndexWriter
 
     docs = [Document(id="a.md:0", page_content="Inhibition of the enzyme slows it.")]
     new = Fts5IndexWriter(tmp_path / "new.sqlite", "papers", force=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from klea_utils.stores._ingest.conversion import cached_snapshot
+from klea_utils.stores._ingest.convert.conversion import cached_snapshot
 
 REPO = "docling-project/docling-models"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"

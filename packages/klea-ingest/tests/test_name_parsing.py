@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._ingest.name_parsing import display_name, is_initials, split_people
+from klea_utils.stores._ingest.biblio.name_parsing import display_name, is_initials, split_people
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 from ingest_corpus import sample_paragraphs, write_junk_pdf, write_scanned_pdf, write_text_pdf
-from klea_utils.stores._ingest.failures import failures_path
-from klea_utils.stores._ingest.not_stored import (
+from klea_utils.stores._ingest.convert.failures import failures_path
+from klea_utils.stores._ingest.convert.not_stored import (
     CANNOT_OPEN,
     EMPTY_DOCUMENT,
     NO_READABLE_TEXT,
@@ -29,7 +29,7 @@ from klea_utils.stores._ingest.not_stored import (
     no_chunks_reason,
     page_ranges,
 )
-from klea_utils.stores._ingest.offline_pdf import Recovery
+from klea_utils.stores._ingest.pdf.offline_pdf import Recovery
 from reportlab.lib.pagesizes import letter
 from reportlab.pdfgen import canvas
 

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
-from klea_utils.stores._ingest.ocr_languages import (
+from klea_utils.stores._ingest.pdf.ocr_languages import (
     choose_languages,
     installed_languages,
     tesseract_package,
 )
-from klea_utils.stores._ingest.offline_pdf import convert_pdf_offline
-from klea_utils.stores._ingest.text_quality import assess
+from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
+from klea_utils.stores._ingest.pdf.text_quality import assess
 from realpapers import WILD, needs_wild
 
 pytestmark = pytest.mark.timeout(600)

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from klea_utils.stores._ingest import biblio_regex as rx
-from klea_utils.stores._ingest.offline_pdf import convert_pdf_offline
-from klea_utils.stores._ingest.text_quality import assess
+from klea_utils.stores._ingest.biblio import biblio_regex as rx
+from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
+from klea_utils.stores._ingest.pdf.text_quality import assess
 from klea_utils.stores.ingest_exceptions import ConversionError
 from realpapers import DATA, needs_data
 
@@ -167,7 +167,7 @@ def test_figure_labels_are_not_headings_and_sections_are() -> None:
 
 @needs_data
 def test_every_item_and_chunk_carries_its_pages() -> None:
-    from klea_utils.stores._ingest.chunking import Chunker, tokenizer_for
+    from klea_utils.stores._ingest.chunking.chunking import Chunker, tokenizer_for
 
     doc, _ = _convert("9802040_quantum-vs-classical.pdf")
     for _, _, pages in _items(doc):
@@ -455,7 +455,7 @@ def test_docling_pages_in_dingbats_are_found_against_pdfium() -> None:
     from docling_core.types.doc.common.reference import ProvenanceItem
     from docling_core.types.doc.document import DoclingDocument
     from docling_core.types.doc.labels import DocItemLabel
-    from klea_utils.stores._ingest.offline_pdf import unreadable_docling_pages
+    from klea_utils.stores._ingest.pdf.offline_pdf import unreadable_docling_pages
 
     assert DATA is not None
     doc = DoclingDocument(name="t3")

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._ingest.offline_pdf import convert_pdf_offline
-from klea_utils.stores._ingest.pdf_ligatures import LIGATURES, repair_ligatures, vote
-from klea_utils.stores._ingest.pdf_lines import _Char
+from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
+from klea_utils.stores._ingest.pdf.pdf_ligatures import LIGATURES, repair_ligatures, vote
+from klea_utils.stores._ingest.pdf.pdf_lines import _Char
 from realpapers import DATA, needs_data
 
 pytestmark = pytest.mark.timeout(600)

@@ -19,9 +19,9 @@ import pypdfium2 as pdfium
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from klea_utils.stores._ingest.offline_pdf import convert_pdf_offline
-from klea_utils.stores._ingest.pdf_frames import Frame, dominant_quarter, quarter_of
-from klea_utils.stores._ingest.pdf_lines import page_lines
+from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
+from klea_utils.stores._ingest.pdf.pdf_frames import Frame, dominant_quarter, quarter_of
+from klea_utils.stores._ingest.pdf.pdf_lines import page_lines
 from realpapers import needs_wild, wild_page
 from reportlab.pdfgen import canvas
 

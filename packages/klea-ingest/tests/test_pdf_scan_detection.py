@@ -17,11 +17,11 @@ import pypdfium2.raw as pdfium_raw
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from klea_utils.stores._ingest.ocr import tesseract_available
-from klea_utils.stores._ingest.ocr_orientation import tsv_score
-from klea_utils.stores._ingest.offline_pdf import convert_pdf_offline
-from klea_utils.stores._ingest.pdf_images import MIN_SCAN_COVER, image_cover
-from klea_utils.stores._ingest.pdf_lines import page_lines
+from klea_utils.stores._ingest.pdf.ocr import tesseract_available
+from klea_utils.stores._ingest.pdf.ocr_orientation import tsv_score
+from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
+from klea_utils.stores._ingest.pdf.pdf_images import MIN_SCAN_COVER, image_cover
+from klea_utils.stores._ingest.pdf.pdf_lines import page_lines
 from PIL import Image, ImageDraw, ImageFont
 from realpapers import WILD, needs_wild, wild_page
 from reportlab.lib.utils import ImageReader

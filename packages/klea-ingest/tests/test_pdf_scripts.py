@@ -15,11 +15,11 @@ import pypdfium2 as pdfium
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._ingest.offline_pdf import convert_pdf_offline
-from klea_utils.stores._ingest.pdf_bidi import split_mixed_words, visual_to_logical
-from klea_utils.stores._ingest.pdf_lines import page_lines
-from klea_utils.stores._ingest.text_quality import assess
-from klea_utils.stores._ingest.text_scripts import dominant_scripts, script_of, word_count
+from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
+from klea_utils.stores._ingest.pdf.pdf_bidi import split_mixed_words, visual_to_logical
+from klea_utils.stores._ingest.pdf.pdf_lines import page_lines
+from klea_utils.stores._ingest.pdf.text_quality import assess
+from klea_utils.stores._ingest.pdf.text_scripts import dominant_scripts, script_of, word_count
 from realpapers import WILD, needs_wild
 
 pytestmark = pytest.mark.timeout(600)

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._ingest.hyphens import Hyphenation
-from klea_utils.stores._ingest.offline_pdf import convert_pdf_offline
-from klea_utils.stores._ingest.pdf_structure import join_lines
+from klea_utils.stores._ingest.pdf.hyphens import Hyphenation
+from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
+from klea_utils.stores._ingest.pdf.pdf_structure import join_lines
 from realpapers import DATA, needs_data
 
 pytestmark = pytest.mark.timeout(600)
@@ -240,7 +240,7 @@ _ACCENT_CHARS = "\u00b4\u00a8\u02c6\u00b8`~"
 @st.composite
 def _glyph_rows(draw: st.DrawFn) -> list[Any]:
     """A line of letters and accent glyphs at random places, with generated blanks."""
-    from klea_utils.stores._ingest.pdf_lines import _Char
+    from klea_utils.stores._ingest.pdf.pdf_lines import _Char
 
     chars: list[Any] = []
     x = 0.0
@@ -265,7 +265,7 @@ def _glyph_rows(draw: st.DrawFn) -> list[Any]:
 def test_attaching_accents_never_loses_a_letter_or_an_accent(chars: list[Any]) -> None:
     import unicodedata
 
-    from klea_utils.stores._ingest.pdf_lines import _attach_accents
+    from klea_utils.stores._ingest.pdf.pdf_lines import _attach_accents
 
     def letters(text: str) -> str:
         decomposed = unicodedata.normalize("NFD", text)

@@ -19,8 +19,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from klea_utils.stores._ingest.ray_conversion import convert_on_ray
-from klea_utils.stores._ingest.ray_worker import RayFileResult, over_cap
+from klea_utils.stores._ingest.workers.ray_conversion import convert_on_ray
+from klea_utils.stores._ingest.workers.ray_worker import RayFileResult, over_cap
 from klea_utils.stores.chunk_cache import ChunkCache, compute_file_hash
 from klea_utils.stores.chunk_worker import ChunkWorkerConfig
 from klea_utils.stores.ingest_exceptions import ClusterError

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from ingest_store_support import make_builder, write_source
-from klea_utils.stores._ingest.backend_errors import describe_backend_failure
+from klea_utils.stores._ingest.store.backend_errors import describe_backend_failure
 from klea_utils.stores.exceptions import StoreBackendError
 from klea_utils.stores.store_writer import StoreWriter
 from langchain_core.embeddings import DeterministicFakeEmbedding

@@ -59,7 +59,7 @@ def test_a_killed_run_leaves_no_lock(tmp_path: Path) -> None:
     lock = tmp_path / "src" / ".klea-cache" / "papers.lock"
     code = (
         "import sys, time\n"
-        "from klea_utils.stores._ingest.collection_lock import collection_lock\n"
+        "from klea_utils.stores._ingest.store.collection_lock import collection_lock\n"
         "with collection_lock(sys.argv[1], 'papers'):\n"
         "    print('held', flush=True); time.sleep(60)\n"
     )

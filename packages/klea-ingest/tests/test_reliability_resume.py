@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from ingest_store_support import CountingEmbeddings, make_builder, write_source
-from klea_utils.stores._ingest import store_progress
+from klea_utils.stores._ingest.store import store_progress
 from klea_utils.stores.utils import instantiate_vector_store
 from langchain_core.embeddings import DeterministicFakeEmbedding
 

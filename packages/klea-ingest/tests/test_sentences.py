@@ -17,14 +17,14 @@ from functools import cache
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from klea_utils.stores._ingest.sentences import (
+from klea_utils.stores._ingest.chunking.sentences import (
     ABBREVIATIONS,
     NUMBERED_ABBREVIATIONS,
     split_clauses,
     split_sentences,
 )
-from klea_utils.stores._ingest.text_segments import segment_text
-from klea_utils.stores._ingest.token_counter import (
+from klea_utils.stores._ingest.chunking.text_segments import segment_text
+from klea_utils.stores._ingest.chunking.token_counter import (
     TokenCounter,
     load_token_counter,
     packaged_minilm_path,

@@ -13,8 +13,8 @@ from typing import ClassVar
 
 import pytest
 from klea_utils.stores import chunk_cache, store_writer
-from klea_utils.stores._ingest.folded_results import FoldedResults, fold_cached_results
-from klea_utils.stores._ingest.store_progress import StoreProgress
+from klea_utils.stores._ingest.store.folded_results import FoldedResults, fold_cached_results
+from klea_utils.stores._ingest.store.store_progress import StoreProgress
 from klea_utils.stores.chunk_cache import CachedFile, ChunkCache, compute_file_hash
 from klea_utils.stores.store_writer import StoreTargets, StoreWriter
 from langchain_core.documents import Document

@@ -176,7 +176,7 @@ def test_embedding_model_loaded_only_when_a_chunk_is_embedded(
 ) -> None:
     import logging
 
-    from klea_utils.stores._ingest.lazy_embeddings import LazyEmbeddings
+    from klea_utils.stores._ingest.store.lazy_embeddings import LazyEmbeddings
     from klea_utils.stores.ingestion import StoresBuilder
 
     source, uri = tmp_path / "src", f"chroma:{tmp_path / 'store'}"

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 from ingest_corpus import sample_paragraphs, write_text_pdf
-from klea_utils.stores._ingest.conversion import Converter
-from klea_utils.stores._ingest.file_processing import FileProcessor
+from klea_utils.stores._ingest.convert.conversion import Converter
+from klea_utils.stores._ingest.convert.file_processing import FileProcessor
 
 BUILT = object()
 
@@ -60,8 +60,8 @@ def test_warm_up_builds_the_converter_only_when_needed(
 _STARTUP_PROBE = """
 import logging, sys
 from pathlib import Path
-from klea_utils.stores._ingest.chunking import tokenizer_for
-from klea_utils.stores._ingest.file_processing import FileProcessor
+from klea_utils.stores._ingest.chunking.chunking import tokenizer_for
+from klea_utils.stores._ingest.convert.file_processing import FileProcessor
 
 pdf = Path(sys.argv[1])
 processor = FileProcessor(

@@ -31,10 +31,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._ingest import biblio_regex as rx
-from klea_utils.stores._ingest.doi_cache import open_doi_cache
-from klea_utils.stores._ingest.doi_services import lookups_enabled, shared_resolver
-from klea_utils.stores._ingest.name_parsing import split_people
+from klea_utils.stores._ingest.biblio import biblio_regex as rx
+from klea_utils.stores._ingest.biblio.doi_cache import open_doi_cache
+from klea_utils.stores._ingest.biblio.doi_services import lookups_enabled, shared_resolver
+from klea_utils.stores._ingest.biblio.name_parsing import split_people
 
 __all__ = ["BIBLIO_FIELDS", "COMPLETE_FIELDS", "MAX_URLS", "extract_metadata"]
 

@@ -29,10 +29,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from klea_utils.stores._ingest.batch_conversion import convert_in_process
-from klea_utils.stores._ingest.dispatch import dispatch
-from klea_utils.stores._ingest.worker_process import WorkerProcess, run_worker
-from klea_utils.stores._ingest.worker_results import (
+from klea_utils.stores._ingest.workers.batch_conversion import convert_in_process
+from klea_utils.stores._ingest.workers.dispatch import dispatch
+from klea_utils.stores._ingest.workers.worker_process import WorkerProcess, run_worker
+from klea_utils.stores._ingest.workers.worker_results import (
     RESULT_STATUSES,
     ChunkItemResult,
     ChunkWorkerConfig,

@@ -147,7 +147,10 @@ def chunk(
     debug: Debug = False,
 ) -> None:
     """Convert and chunk SOURCE into its cache and write the metadata-map template."""
-    from klea_utils.stores._ingest.failures import format_not_chunked, read_conversion_failures
+    from klea_utils.stores._ingest.convert.failures import (
+        format_not_chunked,
+        read_conversion_failures,
+    )
     from klea_utils.stores._ingest.progress import zero_chunk_reason
     from klea_utils.stores.map_lint import format_metadata_lint_report, lint_metadata_map
     from klea_utils.stores.metadata_map import write_heading_template
@@ -196,7 +199,10 @@ def map_lint(
     debug: Debug = False,
 ) -> None:
     """Check a metadata map against the files in SOURCE (failed files need no entry)."""
-    from klea_utils.stores._ingest.failures import format_not_stored, read_conversion_failures
+    from klea_utils.stores._ingest.convert.failures import (
+        format_not_stored,
+        read_conversion_failures,
+    )
     from klea_utils.stores.map_lint import format_metadata_lint_report, lint_metadata_map
     from klea_utils.stores.metadata_map import load_metadata_map, template_path
     from klea_utils.stores.source_files import find_source_files

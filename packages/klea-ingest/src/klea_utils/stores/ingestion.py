@@ -12,7 +12,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._ingest.chunk_phase import (
+from klea_utils.stores._ingest.chunking.chunking import (
+    DEFAULT_OVERLAP_SENTENCES,
+    resolve_max_tokens,
+    tokenizer_for,
+)
+from klea_utils.stores._ingest.convert.chunk_phase import (
     check_ray_options,
     convert_uncached,
     record_and_prune,
@@ -20,15 +25,10 @@ from klea_utils.stores._ingest.chunk_phase import (
     warn_if_forced_max_tokens,
     warn_if_pdfs_fall_back,
 )
-from klea_utils.stores._ingest.chunking import (
-    DEFAULT_OVERLAP_SENTENCES,
-    resolve_max_tokens,
-    tokenizer_for,
-)
-from klea_utils.stores._ingest.collection_lock import collection_lock
-from klea_utils.stores._ingest.conversion import validate_device
-from klea_utils.stores._ingest.folded_results import FoldedResults
+from klea_utils.stores._ingest.convert.conversion import validate_device
 from klea_utils.stores._ingest.progress import format_summary
+from klea_utils.stores._ingest.store.collection_lock import collection_lock
+from klea_utils.stores._ingest.store.folded_results import FoldedResults
 from klea_utils.stores.chunk_cache import ChunkCache
 from klea_utils.stores.chunk_worker import DEFAULT_WORKER_MEM_LIMIT, ChunkWorkerConfig
 from klea_utils.stores.metadata_map import _apply_store_metadata_policy, write_heading_template
@@ -134,7 +134,7 @@ class StoresBuilder:
         self.ray_address = ray_address
         self.ray_embed = ray_embed
         if ray_embed and ray_address is not None:
-            from klea_utils.stores._ingest.ray_embeddings import RayEmbeddings
+            from klea_utils.stores._ingest.workers.ray_embeddings import RayEmbeddings
 
             embeddings = RayEmbeddings(
                 embedding_model, ray_address, device=self.device, logger=logger

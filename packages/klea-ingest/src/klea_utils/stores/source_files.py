@@ -10,7 +10,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
-from klea_utils.stores._ingest.source_walk import display_path, unusable_reason, walk_candidates
+from klea_utils.stores._ingest.convert.source_walk import (
+    display_path,
+    unusable_reason,
+    walk_candidates,
+)
 from klea_utils.stores.ingest_exceptions import SourceLayoutError
 from klea_utils.stores.layout import CACHE_DIR_NAME
 

@@ -20,17 +20,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._ingest.backend_errors import backend_errors
-from klea_utils.stores._ingest.bm25_corpus import Bm25CorpusWriter
-from klea_utils.stores._ingest.collection_lock import collection_lock
-from klea_utils.stores._ingest.folded_results import FoldedResults, fold_cached_results
-from klea_utils.stores._ingest.fts5_corpus import Fts5IndexWriter
-from klea_utils.stores._ingest.lazy_embeddings import LazyEmbeddings
-from klea_utils.stores._ingest.manifest import StoreManifest, manifest_path
-from klea_utils.stores._ingest.store_identity import resolve_local_path, resolve_store_uri
-from klea_utils.stores._ingest.store_plan import planned_chunks
-from klea_utils.stores._ingest.store_progress import StoreProgress
-from klea_utils.stores._ingest.vector_run import VectorRun, close_store, named_files
+from klea_utils.stores._ingest.store.backend_errors import backend_errors
+from klea_utils.stores._ingest.store.bm25_corpus import Bm25CorpusWriter
+from klea_utils.stores._ingest.store.collection_lock import collection_lock
+from klea_utils.stores._ingest.store.folded_results import FoldedResults, fold_cached_results
+from klea_utils.stores._ingest.store.fts5_corpus import Fts5IndexWriter
+from klea_utils.stores._ingest.store.lazy_embeddings import LazyEmbeddings
+from klea_utils.stores._ingest.store.manifest import StoreManifest, manifest_path
+from klea_utils.stores._ingest.store.store_identity import resolve_local_path, resolve_store_uri
+from klea_utils.stores._ingest.store.store_plan import planned_chunks
+from klea_utils.stores._ingest.store.store_progress import StoreProgress
+from klea_utils.stores._ingest.store.vector_run import VectorRun, close_store, named_files
 from klea_utils.stores.source_files import find_unique_source_files
 from klea_utils.stores.utils import drop_collection, instantiate_vector_store
 from langchain_core.documents import Document

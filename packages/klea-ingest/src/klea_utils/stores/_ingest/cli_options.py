@@ -220,7 +220,7 @@ def make_builder(
     ray_embed: bool = False,
     file_timeout_s: float = 900.0,
 ) -> StoresBuilder:
-    from klea_utils.stores._ingest.chunking import DEFAULT_OVERLAP_SENTENCES
+    from klea_utils.stores._ingest.chunking.chunking import DEFAULT_OVERLAP_SENTENCES
     from klea_utils.stores.ingestion import StoresBuilder
     from klea_utils.stores.store_uri import StoreURI
 

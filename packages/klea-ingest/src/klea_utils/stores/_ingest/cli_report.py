@@ -145,7 +145,10 @@ def export_query_model(model: str, logger: logging.Logger) -> None:
 
 def report_store(summary: StoreSummary, source: Path, strict: bool, hint: str = "") -> None:
     """Print the one summary; exit 1 when every file failed, or any did under ``--strict``."""
-    from klea_utils.stores._ingest.failures import format_not_stored, read_conversion_failures
+    from klea_utils.stores._ingest.convert.failures import (
+        format_not_stored,
+        read_conversion_failures,
+    )
 
     typer.echo(f"Summary: {summary.describe()}")
     missing = summary.missing_files

@@ -1,7 +1,7 @@
 """Conversion progress: a rich progress bar (files done / total, current file) and a summary.
 
 :class:`TerminalBar` is the life cycle both progress displays share (this one and
-:class:`klea_utils.stores._ingest.store_progress.StoreProgress`): a rich bar started on entry
+:class:`klea_utils.stores._ingest.store.store_progress.StoreProgress`): a rich bar started on entry
 when stderr is a terminal, updated while there, stopped on exit.
 """
 

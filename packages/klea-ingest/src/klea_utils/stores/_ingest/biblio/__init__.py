@@ -1,0 +1,1 @@
+"""Bibliographic extraction: regular expressions, DOI services and their cache."""

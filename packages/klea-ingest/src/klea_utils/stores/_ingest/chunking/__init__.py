@@ -1,0 +1,1 @@
+"""Chunking: the structure chunker, sentences, segments and the token counter."""

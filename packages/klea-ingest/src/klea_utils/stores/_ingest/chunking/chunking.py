@@ -1,0 +1,248 @@
+"""Token-aware chunking of converted documents, and the chunk budget.
+
+Chunks follow the document's structure with the rules of Docling's ``HybridChunker``
+(:mod:`klea_utils.stores._ingest.chunking.doc_chunker` says why it is not imported) and are
+counted with the embedding model's own tokenizer (:func:`tokenizer_for`): the packaged
+MiniLM's for the default model, the model id or folder for other Hugging Face models,
+``BAAI/bge-m3`` for Ollama models (whose tokenizer is not reachable). How a tokenizer is
+found, and the fallback to the packaged MiniLM's, is
+:mod:`klea_utils.stores._ingest.chunking.token_counter`'s job.
+
+Every chunk carries ``page_start`` and ``page_end`` (1-based ints) when its items have page
+provenance (PDFs), so a reader can cite the page, and its place in the file:
+``chunk_index`` (0, 1, 2... in reading order) and ``section_index`` (the same for a run of
+neighbouring chunks under one heading chain), so a retriever can widen a hit with its
+neighbours of the same section.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from klea_utils.stores._ingest.chunking.doc_chunker import StructureChunker
+from klea_utils.stores._ingest.chunking.text_segments import segment_text
+from klea_utils.stores._ingest.chunking.token_counter import (
+    load_token_counter,
+    packaged_minilm_path,
+)
+from klea_utils.stores.ingest_exceptions import ChunkBudgetError
+from langchain_core.documents import Document
+
+__all__ = [
+    "CHUNKING_VERSION",
+    "CHUNK_INDEX_KEY",
+    "DEFAULT_MAX_TOKENS",
+    "DEFAULT_OVERLAP_SENTENCES",
+    "MINILM_MAX_TOKENS",
+    "OLLAMA_TOKENIZER",
+    "SECTION_INDEX_KEY",
+    "Chunker",
+    "chunk_pages",
+    "chunking_settings",
+    "embedding_max_tokens",
+    "resolve_max_tokens",
+    "tokenizer_for",
+]
+
+DEFAULT_MAX_TOKENS = 450
+"""Chunk budget when the embedding model reads at least this many tokens (bge-m3 does)."""
+
+DEFAULT_OVERLAP_SENTENCES = 0
+"""Sentences repeated from the end of a cut text at the start of its next piece."""
+
+CHUNKING_VERSION = 2
+"""Version of the chunking rules (2: text cut at sentence ends), part of the cache key."""
+
+CHUNK_INDEX_KEY = "chunk_index"
+"""Metadata key of a chunk's position in its file (0-based, reading order)."""
+
+SECTION_INDEX_KEY = "section_index"
+"""Metadata key shared by a run of neighbouring chunks under one heading chain."""
+
+OLLAMA_TOKENIZER = "BAAI/bge-m3"
+"""Tokenizer used to count chunks for Ollama models, whose own tokenizer is not reachable."""
+
+MINILM_MAX_TOKENS = 256
+"""Word pieces all-MiniLM-L6-v2 reads; text past this is truncated by the embedder."""
+
+
+def embedding_max_tokens(embedding_model: str) -> int | None:
+    """Return how many tokens the embedding model reads, when it can be told offline.
+
+    MiniLM models read 256; a local sentence-transformers folder states its
+    ``max_seq_length``; anything else is unknown (``None``).
+    """
+    if "minilm" in embedding_model.lower():
+        return MINILM_MAX_TOKENS
+    location = embedding_model.split(":", 1)[-1]
+    config = Path(location) / "sentence_bert_config.json"
+    try:
+        return int(json.loads(config.read_text(encoding="utf-8"))["max_seq_length"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def tokenizer_for(embedding_model: str) -> str:
+    """Return the tokenizer that counts chunks for ``embedding_model`` (``provider:model``).
+
+    The packaged MiniLM resolves to its folder (offline); another Hugging Face model to
+    its id or path; an Ollama model to :data:`OLLAMA_TOKENIZER`.
+    """
+    provider, _, model = embedding_model.partition(":")
+    if provider != "huggingface" or not model:
+        return OLLAMA_TOKENIZER
+    if model.endswith(":local"):
+        model = model[: -len(":local")]
+    if model.split("/")[-1].lower() == "all-minilm-l6-v2":
+        try:
+            return str(packaged_minilm_path())
+        except ImportError:
+            return "sentence-transformers/all-MiniLM-L6-v2"
+    return model
+
+
+def resolve_max_tokens(embedding_model: str, max_tokens: int | None, *, force: bool = False) -> int:
+    """The chunk budget: ``max_tokens``, or the model's limit capped at 450 when ``None``.
+
+    Raises:
+        ValueError: ``max_tokens`` is below 1.
+        ChunkBudgetError: (a ``ValueError``) ``max_tokens`` is above what the embedding
+            model reads and ``force`` is false (one line naming both numbers).
+    """
+    limit = embedding_max_tokens(embedding_model)
+    if max_tokens is None:
+        return min(DEFAULT_MAX_TOKENS, limit) if limit is not None else DEFAULT_MAX_TOKENS
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+    if limit is not None and max_tokens > limit and not force:
+        raise ChunkBudgetError(
+            f"max_tokens={max_tokens} is more than the {limit} tokens the embedding model "
+            f"{embedding_model!r} reads (the rest of each chunk would be cut when embedded); "
+            f"use at most {limit}, or force it (--force-max-tokens, force_max_tokens=True)"
+        )
+    return max_tokens
+
+
+def chunking_settings(
+    *, max_tokens: int, merge_peers: bool, tokenizer_model: str, overlap_sentences: int
+) -> dict[str, Any]:
+    """The settings that decide a file's chunks; the chunk cache keys its entries on them.
+
+    A tokenizer folder counts by its name, so a moved environment keeps its cache.
+    """
+    folder = Path(tokenizer_model)
+    return {
+        "rules": CHUNKING_VERSION,
+        "max_tokens": max_tokens,
+        "merge_peers": merge_peers,
+        "overlap_sentences": overlap_sentences,
+        "tokenizer": folder.name if folder.is_dir() else tokenizer_model,
+    }
+
+
+def chunk_pages(doc_items: Any) -> tuple[int, int] | None:
+    """First and last page (1-based) of a chunk's items, ``None`` without provenance."""
+    pages = [
+        prov.page_no
+        for item in doc_items or []
+        for prov in (getattr(item, "prov", None) or [])
+        if isinstance(getattr(prov, "page_no", None), int)
+    ]
+    return (min(pages), max(pages)) if pages else None
+
+
+class Chunker:
+    """Chunks ``DoclingDocument`` objects into LangChain ``Document`` chunks.
+
+    Args:
+        max_tokens: Token budget per chunk (its headings included).
+        merge_peers: Merge undersized chunks that share headings.
+        tokenizer_model: Hugging Face tokenizer id or folder (fallback: packaged MiniLM).
+        logger: Receives fallback warnings.
+        overlap_sentences: Sentences that end a piece of a cut text repeated at the start
+            of the next piece.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_tokens: int,
+        merge_peers: bool,
+        tokenizer_model: str,
+        logger: logging.Logger,
+        overlap_sentences: int = DEFAULT_OVERLAP_SENTENCES,
+    ) -> None:
+        if max_tokens < 1:
+            raise ValueError(f"max_tokens must be >= 1, got {max_tokens}")
+        self.max_tokens = max_tokens
+        self.counter = load_token_counter(tokenizer_model, logger)
+        self._chunker = StructureChunker(
+            self.counter,
+            max_tokens=max_tokens,
+            merge_peers=merge_peers,
+            overlap_sentences=overlap_sentences,
+        )
+
+    def warm_up(self) -> None:
+        """Import what chunking needs now rather than on the first document."""
+        self._chunker.warm_up()
+
+    def count_tokens(self, text: str) -> int:
+        """How many tokens of the chunking tokenizer ``text`` is."""
+        return self.counter.count(text)
+
+    def _fit(self, text: str, body: str) -> list[str]:
+        """``text`` cut at sentence ends (then clauses, words) so no piece exceeds the budget.
+
+        Normalisation can change a chunk's count by a few tokens after it was cut; the
+        embedder would cut those, so the chunk is split instead, each piece keeping the
+        heading lines that prefix ``body``.
+        """
+        if self.count_tokens(text) <= self.max_tokens:
+            return [text]
+        prefix = text[: len(text) - len(body)] if body and text.endswith(body) else ""
+        room = self.max_tokens - self.count_tokens(prefix)
+        if room < 1:
+            prefix, room = "", self.max_tokens
+            body = text
+        return [prefix + piece for piece in segment_text(body, room, self.count_tokens)]
+
+    def chunk(self, document: Any, *, file_name: str, file_hash: str) -> list[Document]:
+        """Return the chunks of ``document`` with ``file_name``, ``file_hash``, ``headings``.
+
+        PDF chunks also carry ``page_start`` and ``page_end`` (1-based ints). Every chunk
+        carries :data:`CHUNK_INDEX_KEY` and :data:`SECTION_INDEX_KEY`.
+
+        ``page_content`` is the contextualized text (heading chain, then the chunk's text)
+        passed through ``normalize_text``; ``headings`` lists the heading chain, most
+        specific last.
+        """
+        from klea_utils.stores.utils import normalize_text
+
+        docs: list[Document] = []
+        section = -1
+        chain: object = object()
+        for chunk in self._chunker.chunk(document):
+            text = normalize_text(chunk.contextualized()).strip()
+            if not text:
+                continue
+            pieces = self._fit(text, normalize_text(chunk.text).strip())
+            metadata: dict[str, Any] = {
+                "file_name": file_name,
+                "file_hash": file_hash,
+                "headings": [normalize_text(h) for h in chunk.headings or ()],
+            }
+            if metadata["headings"] != chain:
+                chain, section = metadata["headings"], section + 1
+            metadata[SECTION_INDEX_KEY] = section
+            pages = chunk_pages(chunk.items)
+            if pages is not None:
+                metadata["page_start"], metadata["page_end"] = pages
+            for piece in pieces:
+                docs.append(
+                    Document(page_content=piece, metadata={**metadata, CHUNK_INDEX_KEY: len(docs)})
+                )
+        return docs

@@ -1,0 +1,1 @@
+"""The chunk phase: one source file converted and chunked, and why files fail."""

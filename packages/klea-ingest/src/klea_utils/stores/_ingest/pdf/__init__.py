@@ -1,0 +1,1 @@
+"""The PDF path: pdfium's text layer, layout, headings, furniture, ligatures, OCR."""

@@ -1,0 +1,110 @@
+"""Page furniture: running heads and feet, page numbers and rotated margin stamps.
+
+A line is furniture when it is rotated (margin stamps such as arXiv's identifier), matches
+a known stamp, is a bare page number near the top or bottom of the page, or repeats (digits
+ignored) near the top or bottom of several pages. Furniture is removed from the body text:
+it would otherwise land in the middle of a sentence and become a heading.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from klea_utils.stores._ingest.pdf.pdf_lines import Line, PageLines
+
+__all__ = ["EDGE_BAND", "is_stamp", "remove_furniture"]
+
+EDGE_BAND = 0.15
+"""Share of the page height, at the top and at the bottom, where running lines sit."""
+
+_STAMP = re.compile(
+    r"^\s*arXiv:\s*(?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\b|"
+    r"(?i:preprint submitted to .{3,60}$)|"
+    r"(?i:^\s*(?:downloaded from|this article is protected by copyright|accepted manuscript\b))"
+)
+_PAGE_NUMBER = re.compile(
+    r"^[\s\-\u2013\u2014\[(]*(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,7})(?:\s*(?:of|/)\s*\d{1,4})?"
+    r"[\s\-\u2013\u2014\])]*$",
+    re.IGNORECASE,
+)
+
+
+def is_stamp(text: str) -> bool:
+    """Return whether ``text`` is a margin or submission stamp (arXiv id, "Preprint ...")."""
+    return bool(_STAMP.search(text))
+
+
+def _key(text: str) -> str:
+    return re.sub(r"\d+", "#", " ".join(text.split()).casefold())
+
+
+def _in_band(line: Line, page: PageLines) -> str | None:
+    if line.bottom <= page.height * EDGE_BAND:
+        return "top"
+    if line.top >= page.height * (1 - EDGE_BAND):
+        return "bottom"
+    return None
+
+
+def _isolated(line: Line, page: PageLines) -> bool:
+    """No other line within one line height above or below (a running head stands apart)."""
+    reach = max(line.height, line.size, 1.0)
+    for other in page.lines:
+        if other is line or other.rotated:
+            continue
+        if other.x1 < line.x0 - 2 * reach and other.top < line.bottom and other.bottom > line.top:
+            continue  # beside it on the same row (a page number next to a running head)
+        near = other.top < line.bottom + reach and other.bottom > line.top - reach
+        inside = other.top >= line.top - 2 and other.bottom <= line.bottom + 2
+        if near and not inside:
+            return False
+    return True
+
+
+def _slot(line: Line, band: str) -> tuple[str, int]:
+    return band, round(line.top / 3)
+
+
+def remove_furniture(pages: list[PageLines]) -> int:
+    """Drop furniture lines from every page in place; return how many were dropped."""
+    counts: Counter[tuple[str, str]] = Counter()
+    slots: Counter[tuple[str, int]] = Counter()
+    for page in pages:
+        seen = set()
+        places = set()
+        for line in page.lines:
+            band = _in_band(line, page)
+            if band is not None:
+                seen.add((band, _key(line.text)))
+                if len(line.text.split()) <= 10 and _isolated(line, page):
+                    places.add(_slot(line, band))
+        counts.update(seen)
+        slots.update(places)
+    needed = 2 if len(pages) <= 4 else 3
+    repeating = {key for key, n in counts.items() if n >= needed and len(key[1]) >= 3}
+    same_place = {slot for slot, n in slots.items() if n >= max(needed, len(pages) // 2)}
+    dropped = 0
+    for page in pages:
+        kept = []
+        for line in page.lines:
+            band = _in_band(line, page)
+            furniture = (
+                line.rotated
+                or is_stamp(line.text)
+                or (band is not None and (band, _key(line.text)) in repeating)
+                or (band is not None and bool(_PAGE_NUMBER.match(line.text)))
+                or (
+                    band is not None
+                    and _slot(line, band) in same_place
+                    and not line.bold
+                    and len(line.text.split()) <= 10
+                    and _isolated(line, page)
+                )
+            )
+            if furniture:
+                dropped += 1
+            else:
+                kept.append(line)
+        page.lines = kept
+    return dropped

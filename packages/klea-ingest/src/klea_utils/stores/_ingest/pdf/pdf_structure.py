@@ -1,0 +1,437 @@
+"""Rebuild a PDF's structure from its text lines for the model-free (offline) path.
+
+Input: the lines of every page (:mod:`klea_utils.stores._ingest.pdf.pdf_lines`, or OCR lines),
+in the text layer's reading order. Output: a ``DoclingDocument`` whose every item carries
+page provenance, so chunks know their pages:
+
+1. page furniture (running heads and feet, page numbers, rotated margin stamps) is removed
+   (:mod:`klea_utils.stores._ingest.pdf.page_furniture`);
+2. the title is the largest text on page one that is not a banner or stamp, joined across
+   its lines;
+3. headings come from numbering, usual section names, bold or small-caps runs and larger
+   type, never from a line that continues a sentence
+   (:mod:`klea_utils.stores._ingest.pdf.headings`); a bold run that opens a paragraph
+   (``1.1 Motivation.``) becomes a heading of its own;
+4. consecutive lines join into paragraphs across line, column and page breaks while the
+   sentence goes on (hyphenation hyphens dropped); a paragraph that spans pages carries
+   both pages;
+5. runs of lines with table cells (wide gaps between words) become one table item, with
+   its caption where the page prints it (above or below), one row per line and ``|``
+   between cells.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import replace
+from typing import Any
+
+from klea_utils.stores._ingest.biblio.biblio_regex import is_banner
+from klea_utils.stores._ingest.pdf.headings import (
+    Context,
+    contents_entries,
+    heading_level,
+    heading_wraps,
+    looks_like_words,
+    name_match,
+    numbering_depth,
+)
+from klea_utils.stores._ingest.pdf.hyphens import Hyphenation
+from klea_utils.stores._ingest.pdf.page_furniture import is_stamp, remove_furniture
+from klea_utils.stores._ingest.pdf.pdf_bidi import rtl_base
+from klea_utils.stores._ingest.pdf.pdf_lines import (
+    CELL_GAP_EM,
+    HYPHEN_MARK,
+    TIGHT_CELL_GAP_EM,
+    Line,
+    PageLines,
+)
+from klea_utils.stores._ingest.pdf.text_scripts import SENTENCE_END_CHARS, is_unspaced
+
+__all__ = ["TITLE_MIN_RATIO", "build_document", "join_lines"]
+
+TITLE_MIN_RATIO = 1.2
+"""The title's type must be at least this many times the body size."""
+
+_SENTENCE_END = re.compile(f"[{re.escape(SENTENCE_END_CHARS)}]$")
+_LEADER_CELL = re.compile(r"^[.\u2026\u00b7\s]+$")
+_CAPTION = re.compile(r"^(?:table|tab\.)\s*[\dIVX]+[a-z]?\s*[.:|\u2013\u2014]", re.IGNORECASE)
+
+
+def join_lines(lines: list[str], hyphens: Hyphenation | None = None) -> str:
+    """Join wrapped lines into one paragraph, dropping hyphenation hyphens.
+
+    A line-end hyphen is kept when ``hyphens`` (the document's evidence, see
+    :mod:`klea_utils.stores._ingest.pdf.hyphens`) says the word is a compound; without it,
+    pdfium's hyphenation marks are dropped and a plain ``-`` is kept.
+    """
+    text = ""
+    for line in lines:
+        line = line.strip()
+        if not text:
+            text = line
+        elif text.endswith(HYPHEN_MARK):
+            keep = hyphens is not None and hyphens.keep(text[:-1], line)
+            text = text[:-1] + ("-" if keep else "") + line
+        elif text.endswith("-") and len(text) > 1 and text[-2].isalpha() and line[:1].islower():
+            keep = hyphens is None or hyphens.keep(text[:-1], line)
+            text = (text if keep else text[:-1]) + line
+        elif is_unspaced(text[-1]) and is_unspaced(line[:1]):
+            text += line  # a line break inside a Chinese or Thai sentence is no blank
+        else:
+            text = f"{text} {line}"
+    return text.replace(HYPHEN_MARK, "")
+
+
+def _body_size(pages: list[PageLines]) -> float:
+    weights: Counter[float] = Counter()
+    for page in pages:
+        for line in page.lines:
+            weights[round(line.size * 2) / 2] += len(line.text)
+    return weights.most_common(1)[0][0] if weights else 10.0
+
+
+def _column_width(pages: list[PageLines], body: float) -> float:
+    widths = [ln.width for p in pages for ln in p.lines if abs(ln.size - body) < 0.6]
+    if not widths:
+        return 400.0
+    widths.sort()
+    return widths[int(0.9 * (len(widths) - 1))]
+
+
+def _merge_fragments(page: PageLines) -> None:
+    """Join pieces of one visual line that the text layer split (superscripts, accents)."""
+    merged: list[Line] = []
+    for line in page.lines:
+        prev = merged[-1] if merged else None
+        if prev is not None and not prev.rotated and not line.rotated:
+            mid = (line.top + line.bottom) / 2
+            same_row = prev.top - 1 <= mid <= prev.bottom + 1
+            # a right-to-left line goes on to the left of its first piece
+            rtl = rtl_base(prev.text) and rtl_base(line.text)
+            gap = prev.x0 - line.x1 if rtl else line.x0 - prev.x1
+            em = max(prev.size, line.size, 1.0)
+            single = len(line.cells) <= 1 and len(prev.cells) <= 1
+            # pieces of one table cell (a gap narrower than a cell gap) join whatever the
+            # row holds; two single-cell pieces join across a wider gap, as before
+            near = gap < (3 * em if single else CELL_GAP_EM * em)
+            onward = line.x1 <= prev.x1 + 1 if rtl else line.x0 >= prev.x0 - 1
+            if same_row and onward and near:
+                _join_fragment(prev, line)
+                continue
+        merged.append(line)
+    page.lines = merged
+
+
+def _join_fragment(prev: Line, line: Line) -> None:
+    """Append ``line`` to ``prev`` (same row); the longer piece sets size and style."""
+    single = len(line.cells) <= 1 and len(prev.cells) <= 1
+    rtl = rtl_base(prev.text) and rtl_base(line.text)
+    gap = prev.x0 - line.x1 if rtl else line.x0 - prev.x1
+    # a sub- or superscript touches its base; a smaller piece a word space away is a word
+    glue = (
+        ""
+        if gap < 0.15 * prev.size or (line.size < 0.8 * prev.size and gap < 0.25 * prev.size)
+        else " "
+    )
+    if len(line.text) > len(prev.text):  # a sub- or superscript first, then the body text
+        prev.size, prev.bold, prev.italic = line.size, line.bold, line.italic
+        prev.smallcaps = line.smallcaps
+    if prev.text.endswith(HYPHEN_MARK):
+        glue = ""
+    prev.text = f"{prev.text}{glue}{line.text}"
+    if single:
+        prev.cells = [prev.text]
+    else:
+        prev.cells = _join_cells(prev.cells or [""], line.cells or [line.text], glue)
+    tight_gap = gap > TIGHT_CELL_GAP_EM * max(prev.size, 1.0)
+    head, tail = prev.tight_cells or [""], line.tight_cells or [line.text]
+    prev.tight_cells = [*head, *tail] if tight_gap else _join_cells(head, tail, glue)
+    if rtl:
+        prev.x0 = min(prev.x0, line.x0)
+    prev.x1 = max(prev.x1, line.x1)
+    prev.top, prev.bottom = min(prev.top, line.top), max(prev.bottom, line.bottom)
+
+
+def _join_cells(head: list[str], tail: list[str], glue: str) -> list[str]:
+    return [*head[:-1], f"{head[-1]}{glue}{tail[0]}", *tail[1:]]
+
+
+def _title_lines(page: PageLines, body: float) -> list[Line]:
+    candidates = [
+        ln
+        for ln in page.lines[:40]
+        if ln.top < page.height * 0.5
+        and looks_like_words(ln.text)
+        and not is_banner(ln.text)
+        and not is_stamp(ln.text)
+        and ln.size >= TITLE_MIN_RATIO * body
+    ]
+    if not candidates:
+        return []
+    biggest = max(ln.size for ln in candidates)
+    chosen = [ln for ln in candidates if abs(ln.size - biggest) < 0.5]
+    first = page.lines.index(chosen[0])
+    block = [chosen[0]]
+    for ln in page.lines[first + 1 :]:
+        if abs(ln.size - biggest) < 0.5 and ln.top - block[-1].bottom < 1.2 * biggest:
+            block.append(ln)
+        elif (
+            ln.top >= block[-1].top - 1
+            and abs(ln.size - biggest) >= 0.5
+            and ln.size < 0.6 * biggest
+        ):
+            continue  # a footnote marker on the title line
+        else:
+            break
+    return block
+
+
+def _is_table_row(line: Line) -> bool:
+    return len(line.cells) >= 3 or (
+        len(line.cells) == 2
+        and sum(c.isdigit() for c in line.text) >= 0.3 * len(line.text.replace(" ", ""))
+    )
+
+
+class _Builder:
+    def __init__(self, name: str, pages: list[PageLines]) -> None:
+        from docling_core.types.doc.base import Size
+        from docling_core.types.doc.document import DoclingDocument
+
+        self.doc = DoclingDocument(name=name)
+        self.heights: dict[int, float] = {}
+        for page in pages:
+            self.doc.add_page(page_no=page.page_no, size=Size(width=page.width, height=page.height))
+            self.heights[page.page_no] = page.height
+        self.paragraph: list[Line] = []
+        self.hyphens = Hyphenation(ln.text for page in pages for ln in page.lines)
+        self.open_heading: int | None = None
+        """Level of the last item when it is a heading with no text under it yet."""
+
+    def _prov(self, lines: list[Line], text: str) -> list[Any]:
+        from docling_core.types.doc.base import BoundingBox, CoordOrigin
+        from docling_core.types.doc.common.reference import ProvenanceItem
+
+        provs = []
+        for page_no in dict.fromkeys(ln.page_no for ln in lines):
+            on_page = [ln for ln in lines if ln.page_no == page_no]
+            height = self.heights.get(page_no, 842.0)
+            box = BoundingBox(
+                l=min(ln.x0 for ln in on_page),
+                t=height - min(ln.top for ln in on_page),
+                r=max(ln.x1 for ln in on_page),
+                b=height - max(ln.bottom for ln in on_page),
+                coord_origin=CoordOrigin.BOTTOMLEFT,
+            )
+            provs.append(ProvenanceItem(page_no=page_no, bbox=box, charspan=(0, len(text))))
+        return provs
+
+    def add(self, kind: str, lines: list[Line], text: str, level: int = 1) -> None:
+        from docling_core.types.doc.labels import DocItemLabel
+
+        text = " ".join(text.split()) if kind != "table" else text
+        if not text:
+            return
+        provs = self._prov(lines, text)
+        if kind == "heading" and self.open_heading is not None and level <= self.open_heading:
+            # a heading with nothing under it ("Appendix" right above "A. Contributions")
+            # would vanish from every chunk's heading path: the next one nests under it
+            level = min(self.open_heading + 1, 6)
+        self.open_heading = level if kind == "heading" else None
+        if kind == "title":
+            item = self.doc.add_title(text=text, prov=provs[0])
+        elif kind == "heading":
+            item = self.doc.add_heading(text=text, level=level, prov=provs[0])
+        else:
+            item = self.doc.add_text(label=DocItemLabel.TEXT, text=text, orig=text, prov=provs[0])
+        item.prov.extend(provs[1:])
+
+    def flush(self) -> None:
+        if self.paragraph:
+            text = join_lines([ln.text for ln in self.paragraph], self.hyphens)
+            self.add("text", self.paragraph, text)
+            self.paragraph = []
+
+
+def _new_block(prev: Line | None, line: Line, body: float) -> bool:
+    """Whether ``line`` starts a new paragraph after ``prev``."""
+    if prev is None:
+        return True
+    if prev.text.endswith(HYPHEN_MARK) and line.text[:1].islower():
+        return False  # a word hyphenated at the line end goes on, whatever the gap or size
+    ended = bool(_SENTENCE_END.search(prev.text.rstrip()))
+    if line.page_no != prev.page_no or line.top < prev.top - body:
+        return ended  # page or column break: the sentence may go on
+    gap = line.top - prev.bottom
+    if gap > 1.1 * max(body, prev.size):
+        return True
+    if abs(line.size - prev.size) > 0.25 * body:
+        return True
+    indented = line.x0 - prev.x0 > 0.8 * body
+    return ended and indented
+
+
+def build_document(name: str, pages: list[PageLines]) -> Any:
+    """Return a ``DoclingDocument`` with title, headings, paragraphs and tables."""
+    for page in pages:
+        _merge_fragments(page)
+    remove_furniture(pages)
+    body = _body_size(pages)
+    ctx = Context(body_size=body, column_width=_column_width(pages, body))
+    builder = _Builder(name, pages)
+    title = _title_lines(pages[0], body) if pages else []
+    stream = [ln for page in pages for ln in page.lines]
+    if title:
+        builder.add("title", title, join_lines([ln.text for ln in title], builder.hyphens))
+    title_ids = {id(ln) for ln in title}
+    stream = [ln for ln in stream if id(ln) not in title_ids]
+    contents = contents_entries(pages)
+    prev: Line | None = None
+    index = 0
+    while index < len(stream):
+        line = stream[index]
+        following = stream[index + 1] if index + 1 < len(stream) else None
+        if _is_table_row(line):
+            end = index
+            while (
+                end < len(stream)
+                and (
+                    _is_table_row(stream[end])
+                    or (
+                        end + 1 < len(stream)
+                        and _is_table_row(stream[end + 1])
+                        and len(stream[end].text) < 80
+                    )
+                )
+                and stream[end].page_no == line.page_no
+            ):
+                end += 1
+            rows = stream[index:end]
+            if sum(_is_table_row(r) for r in rows) >= 3:
+                header = _header_above(builder.paragraph, rows, body)
+                if header is not None:
+                    builder.paragraph.pop()
+                    rows = [header, *rows]
+                below = _caption_below(stream, end, body)
+                _emit_table(builder, rows, below)
+                prev, index = None, end + len(below)
+                continue
+        starts = _new_block(prev, line, body) or line.bold or line.size >= 1.15 * body
+        if starts and following is not None and heading_wraps(line, following, body):
+            joined = replace(
+                line,
+                text=join_lines([line.text, following.text], builder.hyphens),
+                bottom=following.bottom,
+                x1=max(line.x1, following.x1),
+            )
+            after = stream[index + 2] if index + 2 < len(stream) else None
+            level = heading_level(joined, after, ctx) if id(line) not in contents else None
+            if level is not None:  # a heading wrapped over two lines
+                builder.flush()
+                builder.add("heading", [line, following], joined.text, level)
+                prev, index = None, index + 2
+                continue
+        level = heading_level(line, following, ctx) if starts and id(line) not in contents else None
+        if level is not None:
+            builder.flush()
+            builder.add("heading", [line], line.text.replace(HYPHEN_MARK, ""), level)
+            prev, index = None, index + 1
+            continue
+        if starts and line.bold_prefix and _run_in(line.bold_prefix, ctx, line):
+            builder.flush()
+            heading = line.bold_prefix.strip().rstrip(".:").strip()
+            builder.add("heading", [line], heading, _run_in(line.bold_prefix, ctx, line) or 3)
+            rest = line.text[len(line.bold_prefix) :].strip()
+            if rest:
+                line.text = rest
+                builder.paragraph.append(line)
+            prev, index = line, index + 1
+            continue
+        if _new_block(prev, line, body):
+            builder.flush()
+        builder.paragraph.append(line)
+        prev, index = line, index + 1
+    builder.flush()
+    return builder.doc
+
+
+def _run_in(prefix: str, ctx: Context, line: Line) -> int | None:
+    """A bold run opening a paragraph is a heading when it is numbered or a section name."""
+    words = prefix.split()
+    if not 1 <= len(words) <= 8 or not prefix.strip().endswith((".", ":")):
+        return None
+    probe = Line(prefix.strip().rstrip(".:"), line.page_no, line.x0, line.top, line.x0, line.bottom,
+                 line.size, bold=True)  # fmt: skip
+    level = heading_level(probe, None, ctx)
+    if level is None:
+        return None
+    if numbering_depth(probe.text) is None and not name_match(probe.text):
+        return None
+    return level
+
+
+def _caption_below(stream: list[Line], start: int, body: float) -> list[Line]:
+    """The ``Table N`` caption set right under a table (at most six lines), else ``[]``."""
+    if start >= len(stream) or not _CAPTION.match(stream[start].text):
+        return []
+    first = stream[start]
+    if (
+        first.page_no != stream[start - 1].page_no
+        or first.top - stream[start - 1].bottom > 3 * body
+    ):
+        return []
+    lines = [first]
+    for line in stream[start + 1 : start + 6]:
+        if _new_block(lines[-1], line, body) or _is_table_row(line):
+            break
+        lines.append(line)
+    return lines
+
+
+def _header_above(paragraph: list[Line], rows: list[Line], body: float) -> Line | None:
+    """The header row right above a table whose cells only tight gaps separate, else None.
+
+    Column heads are often set closer than the data (``Stage  Pre-Training  Context
+    Extension``), so the wide-gap test that finds the rows misses them; the line directly
+    above the first row, on its page, with at least as many tight cells as the rows have
+    columns less one, is the header.
+    """
+    if not paragraph:
+        return None
+    line, first = paragraph[-1], rows[0]
+    columns = max(len(_row_cells(r)) for r in rows)
+    if (
+        line.page_no != first.page_no
+        or not 0 <= first.top - line.bottom < 1.5 * body
+        or len(line.tight_cells) < max(2, columns - 1)
+        or _CAPTION.match(line.text)
+        or any(_LEADER_CELL.match(cell) for cell in line.tight_cells)
+    ):
+        return None
+    return line
+
+
+def _row_cells(row: Line) -> list[str]:
+    """A table row's cells: split at tight gaps (columns set close, ``Pre-Training  Context
+    Extension``) where that finds more cells than the wide gaps that found the table."""
+    tight = row.tight_cells
+    if len(tight) <= len(row.cells) or any(_LEADER_CELL.match(cell) for cell in tight):
+        return row.cells  # dot leaders (a contents line) are spaced wider than words
+    return tight
+
+
+def _emit_table(builder: _Builder, rows: list[Line], below: list[Line]) -> None:
+    """One item: a row per line, with the caption before or after them as printed."""
+    builder.flush()
+    last = builder.doc.texts[-1] if builder.doc.texts else None
+    text_rows = [" | ".join(_row_cells(r)) if len(_row_cells(r)) > 1 else r.text for r in rows]
+    body = "\n".join(text_rows)
+    if below:  # printed under the rows: read after them, as on the page
+        body = f"{body}\n{join_lines([ln.text for ln in below], builder.hyphens)}"
+    elif last is not None and _CAPTION.match(getattr(last, "text", "")):
+        caption_text = last.text
+        builder.doc.delete_items(node_items=[last])
+        body = f"{caption_text}\n{body}"
+    builder.add("table", rows + below, body)

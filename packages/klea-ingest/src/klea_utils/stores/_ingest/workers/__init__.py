@@ -1,0 +1,1 @@
+"""Conversion workers: spawned processes, dispatch, batches and the Ray paths."""
