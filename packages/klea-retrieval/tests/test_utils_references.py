@@ -61,6 +61,33 @@ def test_normalize_text_folds_artifacts():
     )
 
 
+def test_normalize_text_strips_format_characters_so_words_stay_whole() -> None:
+    # Seed: "soft hyphens (\u00ad) split words mid-token, no-break / zero-width characters
+    # distort embeddings and BM25 keyword matching [...] This strips or maps them so that
+    # indexed chunks and retrieval queries share the same plain-text form."
+    assert normalize_text("neu\u200eron syn\u200fapse star\ufe0f") == "neuron synapse star"
+    assert normalize_text("a\u202bb\u2066c\u2069d\U000e0041e") == "abcde"
+    # "Typographic em/en dashes are kept unchanged."
+    assert normalize_text("a\u2014b\u2013c") == "a\u2014b\u2013c"
+
+
+def test_every_format_character_is_stripped() -> None:
+    import sys
+    import unicodedata
+
+    cf = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"]
+    assert normalize_text("x" + "x".join(cf) + "x") == "x" * (len(cf) + 1)
+
+
+@given(st.text())
+def test_normalize_text_is_idempotent_and_leaves_no_format_character(text: str) -> None:
+    import unicodedata
+
+    once = normalize_text(text)
+    assert normalize_text(once) == once
+    assert not [c for c in once if unicodedata.category(c) == "Cf"]
+
+
 def docs_for(name: str, n: int, size: int) -> list[tuple[Document, float]]:
     return [
         (Document(page_content="x" * size, metadata={"file_name": name}), 1.0 / (i + 1))
@@ -142,3 +169,22 @@ def test_excerpts_are_labelled_with_their_pages() -> None:
     assert "#### Excerpt 2/3 (Methods) [p. 3]" in text
     assert "#### Excerpt 3/3 (Methods)\n" in text
     assert "page_start" not in text
+
+
+def test_a_chunk_seen_in_two_domains_ranks_its_file_by_its_best_score() -> None:
+    # Seed: "Files are ordered by their best chunk's score; chunks within a file by score."
+    x = Document(page_content="X", metadata={"file_name": "a.pdf"})
+    y = Document(page_content="Y", metadata={"file_name": "b.pdf"})
+    material = {"papers": [(x, 0.1), (y, 0.5)], "code": [(x, 0.9)]}
+    text = serialize_reference_material(material)
+    assert text.index("[a.pdf]") < text.index("[b.pdf]")
+    assert text.startswith("### Source document 1/2: [a.pdf]")
+    assert text.count("\nX") == 1
+
+
+def test_chunks_within_a_file_follow_their_best_score_across_domains() -> None:
+    one = Document(page_content="one", metadata={"file_name": "a.pdf"})
+    two = Document(page_content="two", metadata={"file_name": "a.pdf"})
+    material = {"papers": [(one, 0.8), (two, 0.2)], "code": [(two, 0.95)]}
+    text = serialize_reference_material(material)
+    assert text.index("two") < text.index("one")

@@ -80,19 +80,27 @@ def _ordered(keys: set[str]) -> list[str]:
     return first + sorted(keys - set(first))
 
 
-def _file_groups(reference_material: RefMaterial) -> list[tuple[str, list[tuple[Document, float]]]]:
-    groups: dict[str, list[tuple[Document, float]]] = {}
-    seen: set[str] = set()
+def _best_scored(reference_material: RefMaterial) -> list[tuple[Document, float]]:
+    """Each chunk once (first seen order), with the best score any domain gave it."""
+    best: dict[str, tuple[Document, float]] = {}
     for docs in reference_material.values():
         for doc, score in docs:
             key = document_key(doc)
-            if key in seen:
-                continue
-            seen.add(key)
-            file_name = doc.metadata.get("file_name")
-            groups.setdefault(str(file_name) if file_name else "unknown source", []).append(
-                (doc, score)
-            )
+            seen = best.get(key)
+            if seen is None:
+                best[key] = (doc, score)
+            elif score > seen[1]:
+                best[key] = (seen[0], score)
+    return list(best.values())
+
+
+def _file_groups(reference_material: RefMaterial) -> list[tuple[str, list[tuple[Document, float]]]]:
+    groups: dict[str, list[tuple[Document, float]]] = {}
+    for doc, score in _best_scored(reference_material):
+        file_name = doc.metadata.get("file_name")
+        groups.setdefault(str(file_name) if file_name else "unknown source", []).append(
+            (doc, score)
+        )
     ordered = sorted(groups.items(), key=lambda item: -max(s for _, s in item[1]))
     return [(name, sorted(chunks, key=lambda c: -c[1])) for name, chunks in ordered]
 

@@ -5,18 +5,47 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["normalize_text"]
+__all__ = ["INVISIBLE_RANGES", "normalize_text"]
 
-# Characters that carry no text: soft hyphen, zero-width space/joiners, word joiner, BOM.
-_INVISIBLE = re.compile("[\u00ad\u200b\u200c\u200d\u2060\ufeff]")
+INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
+    (0x00AD, 0x00AD),  # soft hyphen
+    (0x0600, 0x0605),  # Arabic number signs
+    (0x061C, 0x061C),  # Arabic letter mark
+    (0x06DD, 0x06DD),
+    (0x070F, 0x070F),
+    (0x0890, 0x0891),
+    (0x08E2, 0x08E2),
+    (0x180E, 0x180E),  # Mongolian vowel separator
+    (0x200B, 0x200F),  # zero-width space, non-joiner, joiner; LRM, RLM
+    (0x202A, 0x202E),  # bidi embeddings and overrides
+    (0x2060, 0x2064),  # word joiner, invisible operators
+    (0x2066, 0x206F),  # bidi isolates, deprecated format controls
+    (0xFE00, 0xFE0F),  # variation selectors (category Mn: they draw nothing either)
+    (0xFEFF, 0xFEFF),  # zero-width no-break space (BOM)
+    (0xFFF9, 0xFFFB),  # interlinear annotation
+    (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD),
+    (0x13430, 0x1343F),  # Egyptian hieroglyph format controls
+    (0x1BCA0, 0x1BCA3),  # shorthand format controls
+    (0x1D173, 0x1D17A),  # musical symbol formatting
+    (0xE0001, 0xE0001),  # language tag
+    (0xE0020, 0xE007F),  # tag characters
+    (0xE0100, 0xE01EF),  # variation selectors supplement
+)
+"""Code points that carry no text: every format character (Unicode category ``Cf``) and
+the variation selectors. A test checks the ranges against the running ``unicodedata``."""
+
+_INVISIBLE = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in INVISIBLE_RANGES) + "]")
 
 
 def normalize_text(text: str) -> str:
     """Normalise free text for consistent indexing and retrieval.
 
-    Soft hyphens and zero-width characters are removed, then NFKC compatibility
-    composition folds ligatures (``\\ufb01`` -> ``fi``), full-width forms, superscripts,
-    no-break and typographic spaces, and the non-breaking hyphen. Em and en dashes are
-    kept unchanged.
+    Characters that draw nothing are removed: soft hyphens, zero-width spaces and joiners,
+    direction marks (U+200E, U+200F) and the other format characters (Unicode category
+    ``Cf``), and variation selectors (U+FE0F), so no word is split at one. Then NFKC
+    compatibility composition folds ligatures (``\\ufb01`` -> ``fi``), full-width forms,
+    superscripts, no-break and typographic spaces, and the non-breaking hyphen. Em and en
+    dashes are kept unchanged.
     """
     return unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
