@@ -14,6 +14,8 @@ The hierarchy extends the root of ``klea-retrieval``
         ├── CollectionBusyError      another run holds the collection's lock
         ├── MetadataMapError         a metadata map is missing, malformed or lacks a file
         │                            (ValueError)
+        ├── ReferenceLibraryError    a reference-manager library (.bib, CSL-JSON, Zotero
+        │                            folder) cannot be read; carries ``path`` (ValueError)
         ├── SourceLayoutError        the source folder cannot be ingested as laid out, such
         │                            as two files with the same name (ValueError)
         └── ClusterError             the Ray cluster cannot be joined or cannot start the
@@ -37,6 +39,7 @@ __all__ = [
     "MetadataMapError",
     "OcrUnavailableError",
     "RayUnavailableError",
+    "ReferenceLibraryError",
     "SourceLayoutError",
 ]
 
@@ -80,6 +83,15 @@ class CollectionBusyError(IngestError):
 
 class MetadataMapError(IngestError, ValueError):
     """A metadata map is missing, malformed, or has no entry for a source file."""
+
+
+class ReferenceLibraryError(IngestError, ValueError):
+    """A reference-manager library (``--bib`` or ``--zotero``) cannot be read or parsed."""
+
+    def __init__(self, path: str | Path, reason: str) -> None:
+        self.path = Path(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
 
 
 class SourceLayoutError(IngestError, ValueError):
