@@ -22,6 +22,7 @@ import typer
 from klea_utils.stores._ingest.cli_options import (
     APP_HELP,
     DEFAULT_MODEL,
+    BibFiles,
     Bm25,
     Collection,
     Debug,
@@ -48,7 +49,9 @@ from klea_utils.stores._ingest.cli_options import (
     Verbose,
     WorkerBatch,
     WriteConfig,
+    ZoteroDir,
     check_fts5_options,
+    load_references,
     make_builder,
 )
 from klea_utils.stores._ingest.cli_report import (
@@ -118,10 +121,16 @@ def pre_check(
     run_step(step)
 
 
-def _chunk(builder: Any, source: Path, force: bool, mem: int, batch: int) -> dict[str, Any]:
+def _chunk(
+    builder: Any, source: Path, force: bool, mem: int, batch: int, references: Any = None
+) -> dict[str, Any]:
     return dict(
         builder.chunk_all(
-            source.resolve(), force=force, worker_mem_limit=mem or None, worker_batch_size=batch
+            source.resolve(),
+            force=force,
+            worker_mem_limit=mem or None,
+            worker_batch_size=batch,
+            references=references,
         )
     )
 
@@ -144,6 +153,8 @@ def chunk(
     quiet: Quiet = False,
     device: DeviceOpt = "auto",
     ray: RayAddress = None,
+    bib: BibFiles = None,
+    zotero: ZoteroDir = None,
     debug: Debug = False,
 ) -> None:
     """Convert and chunk SOURCE into its cache and write the metadata-map template."""
@@ -159,6 +170,7 @@ def chunk(
     logger = configure_logging(verbose, quiet, debug)
 
     def step() -> None:
+        references = load_references(bib, zotero, logger)
         builder = make_builder(
             old_model or model,
             logger,
@@ -170,7 +182,7 @@ def chunk(
             ray_address=ray,
             file_timeout_s=file_timeout,
         )
-        headings = _chunk(builder, source, force, worker_mem_limit, worker_batch_size)
+        headings = _chunk(builder, source, force, worker_mem_limit, worker_batch_size, references)
         path = write_heading_template(headings, source.resolve(), logger)
         typer.echo(format_metadata_lint_report(lint_metadata_map(headings)))
         files = find_source_files(source.resolve(), store_dir=None)
@@ -337,6 +349,8 @@ def build(
     device: DeviceOpt = "auto",
     ray: RayAddress = None,
     ray_embed: RayEmbed = False,
+    bib: BibFiles = None,
+    zotero: ZoteroDir = None,
     debug: Debug = False,
 ) -> None:
     """Chunk and store SOURCE in one go (no review step unless --metadata-map is given)."""
@@ -348,6 +362,7 @@ def build(
     logger = configure_logging(verbose, quiet, debug)
 
     def step() -> None:
+        references = load_references(bib, zotero, logger)
         builder = make_builder(
             old_model or model,
             logger,
@@ -373,6 +388,7 @@ def build(
             worker_batch_size=worker_batch_size,
             fts5_path=str(fts5_store) if fts5_store else None,
             fts5_stemming=fts5_stemming,
+            references=references,
         )
         hint = query_hint(store_uri, collection, bm25_store, fts5_store, write_stores_config)
         finish_store(summary, source, old_model or model, logger, strict, hint)

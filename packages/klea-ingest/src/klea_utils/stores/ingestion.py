@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from klea_utils.stores._ingest.chunking.chunking import (
     DEFAULT_OVERLAP_SENTENCES,
@@ -41,6 +41,9 @@ from klea_utils.stores.store_writer import (
 from klea_utils.stores.utils import check_store_target
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
+
+if TYPE_CHECKING:
+    from klea_utils.stores.references import ReferenceLibrary
 
 __all__ = [
     "DEFAULT_EMBED_BATCH_SIZE",
@@ -173,6 +176,7 @@ class StoresBuilder:
         worker_batch_size: int = 200,
         *,
         in_process: bool = False,
+        references: ReferenceLibrary | None = None,
     ) -> dict[str, dict[str, Any]]:
         """Convert, chunk, and cache all files in memory-bounded workers.
 
@@ -189,6 +193,10 @@ class StoresBuilder:
                 workers are then bounded only by ``worker_batch_size``.
             worker_batch_size: Maximum files handed to any single conversion worker.
             in_process: Convert in this process instead of workers (small corpora, tests).
+            references: A reference-manager library
+                (:func:`~klea_utils.stores.references.load_reference_library`): each file's
+                ``DEFAULT`` becomes its matched entry's record, and every ``DEFAULT`` gets
+                its match report line (``_match``).
 
         Returns:
             ``{file_name: {"DEFAULT": {extracted metadata}, "heading > heading": {}, ...}}``
@@ -226,6 +234,12 @@ class StoresBuilder:
         else:
             results = []
         record_and_prune(source_path, results, cache, live, self.logger)
+        if references is not None:
+            from klea_utils.stores._ingest.refmgr.apply import apply_reference_library
+
+            file_headings = apply_reference_library(
+                references, file_headings, files, cache, live, self.logger
+            )
         return {p.name: file_headings[p.name] for p in files if p.name in file_headings}
 
     # -- store phase: the writer (klea_utils.stores.store_writer) ---------------------------
@@ -289,6 +303,7 @@ class StoresBuilder:
         *,
         fts5_path: str | None = None,
         fts5_stemming: bool | None = None,
+        references: ReferenceLibrary | None = None,
     ) -> StoreSummary:
         """Full pipeline: chunk documents, then write them to the stores.
 
@@ -302,7 +317,8 @@ class StoresBuilder:
         collection name are checked first, so a bad one fails before any conversion, and
         the collection's lock is held from chunking to storing (a second run raises
         :class:`~klea_utils.stores.ingest_exceptions.CollectionBusyError`).
-        ``fts5_path`` and ``fts5_stemming`` as for :meth:`store_all`. Returns the store
+        ``fts5_path`` and ``fts5_stemming`` as for :meth:`store_all`, ``references`` as
+        for :meth:`chunk_all` (it fills the template; a given map still wins). Returns the store
         summary, whose ``missing_files`` lists the files without cached chunks.
         """
         check_store_target(store_uri, collection_name)
@@ -318,6 +334,7 @@ class StoresBuilder:
                 force=force,
                 worker_mem_limit=worker_mem_limit,
                 worker_batch_size=worker_batch_size,
+                references=references,
             )
             if not metadata_map_path:
                 write_heading_template(file_headings, source, self.logger)

@@ -4,6 +4,11 @@ Checks each file's ``DEFAULT`` entry for the core bibliographic fields, their ty
 plausibility (year range, DOI shape, title equal to the file name, too many URLs), heading
 entries for structure, and, when the source files are known, that every source file has an
 entry (a missing one makes ``store`` fail) and which keys are stale.
+
+A ``DEFAULT`` filled from a reference library (``chunk --bib/--zotero``) carries its match
+report line (``_match``), which the report lists per file; a matched entry is the
+researcher's own record, so a field it lacks is not reported missing, but each
+disagreement with the file (``_conflicts``: a different DOI on the first page) is.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ __all__ = [
     "format_metadata_lint_report",
     "lint_file_metadata",
     "lint_metadata_map",
+    "match_lines",
 ]
 
 CORE_FIELDS: tuple[str, ...] = tuple(sorted(SHARED_DOC_METADATA_KEYS))
@@ -67,11 +73,20 @@ def _check_year(file_name: str, year: Any) -> list[str]:
     return issues
 
 
+def _is_matched(default: dict[str, Any]) -> bool:
+    match = default.get("_match")
+    return isinstance(match, str) and match.startswith("matched")
+
+
 def _check_default(file_name: str, default: dict[str, Any]) -> list[str]:
     issues: list[str] = []
+    matched = _is_matched(default)
     for field in CORE_FIELDS:
-        if _is_blank(default.get(field)):
+        if _is_blank(default.get(field)) and not matched:
             issues.append(f"DEFAULT: missing core field '{field}'")
+    conflicts = default.get("_conflicts")
+    if isinstance(conflicts, list):
+        issues.extend(f"DEFAULT: conflict with the file: {c}" for c in conflicts)
     for field in _LIST_FIELDS:
         value = default.get(field)
         if not _is_blank(value) and (
@@ -153,7 +168,8 @@ def lint_metadata_map(
     Returns:
         ``files`` (total), ``complete`` (count of DEFAULTs with ``_metadata_complete``),
         ``issues`` (``{file_name: [issue, ...]}``), ``placeholders`` (``{file_name: n}``
-        empty heading entries), ``missing_keys`` and ``unknown_keys`` (sorted lists).
+        empty heading entries), ``missing_keys`` and ``unknown_keys`` (sorted lists),
+        ``matches`` (``{file_name: match report line}`` for the entries that carry one).
     """
     issues: dict[str, list[str]] = {}
     placeholders: dict[str, int] = {}
@@ -182,7 +198,29 @@ def lint_metadata_map(
         "placeholders": placeholders,
         "missing_keys": missing,
         "unknown_keys": unknown,
+        "matches": match_lines(data),
     }
+
+
+def match_lines(data: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """``{file_name: match report line}`` of the map's entries that were matched against a
+    reference library (``matched by doi (bibtex smith2020)``, ``unmatched``)."""
+    out: dict[str, str] = {}
+    for file_name, entry in sorted(data.items()):
+        default = entry.get("DEFAULT") if isinstance(entry, dict) else None
+        if isinstance(default, dict) and isinstance(default.get("_match"), str):
+            out[file_name] = default["_match"]
+    return out
+
+
+def _format_matches(matches: dict[str, str]) -> list[str]:
+    unmatched = sum(1 for line in matches.values() if not line.startswith("matched"))
+    head = f"Reference library: {len(matches) - unmatched} of {len(matches)} file(s) matched"
+    if unmatched:
+        head += f", {unmatched} unmatched (their metadata is extracted: review it)"
+    lines = [head]
+    lines.extend(f"  {name}: {line}" for name, line in matches.items())
+    return lines
 
 
 def format_metadata_lint_report(report: dict[str, Any]) -> str:
@@ -196,6 +234,9 @@ def format_metadata_lint_report(report: dict[str, Any]) -> str:
         f"{report.get('complete', 0)} with complete extracted metadata, "
         f"{len(issues)} with issues"
     ]
+    matches: dict[str, str] = report.get("matches", {})
+    if matches:
+        lines.extend(_format_matches(matches))
     if missing:
         lines.append(f"ERROR: {len(missing)} source file(s) have no entry (store will fail):")
         lines.extend(f"  - {name}" for name in missing)

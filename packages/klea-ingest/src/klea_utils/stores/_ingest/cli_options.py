@@ -16,10 +16,12 @@ if TYPE_CHECKING:
     import logging
 
     from klea_utils.stores.ingestion import StoresBuilder
+    from klea_utils.stores.references import ReferenceLibrary
 
 __all__ = [
     "APP_HELP",
     "DEFAULT_MODEL",
+    "BibFiles",
     "Bm25",
     "Collection",
     "Debug",
@@ -46,7 +48,9 @@ __all__ = [
     "Verbose",
     "WorkerBatch",
     "WriteConfig",
+    "ZoteroDir",
     "check_fts5_options",
+    "load_references",
     "make_builder",
 ]
 
@@ -148,6 +152,25 @@ FileTimeout = Annotated[
 MapPath = Annotated[
     Path | None,
     typer.Option("--metadata-map", help="Reviewed metadata map (default: the generated template)."),
+]
+BibFiles = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--bib",
+        exists=True,
+        dir_okay=False,
+        help="Reference library: BibTeX/BibLaTeX or CSL-JSON export (repeatable); each file's "
+        "metadata comes from its matched entry.",
+    ),
+]
+ZoteroDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--zotero",
+        exists=True,
+        file_okay=False,
+        help="Zotero data folder (zotero.sqlite + storage/), read from a copy.",
+    ),
 ]
 StoreUri = Annotated[
     str, typer.Option("--store", help="Vector store URI: chroma:DIR, qdrant:DIR|URL, pgvector:URL.")
@@ -252,3 +275,17 @@ def check_fts5_options(fts5_store: Path | None, fts5_stemming: bool | None) -> N
             "it sets how the FTS5 index is tokenized; give --fts5-store PATH too",
             param_hint=f"'{flag}'",
         )
+
+
+def load_references(
+    bib: list[Path] | None, zotero: Path | None, logger: logging.Logger
+) -> ReferenceLibrary | None:
+    """The library ``--bib`` and ``--zotero`` name, or ``None`` when neither is given."""
+    if not bib and zotero is None:
+        return None
+    from klea_utils.stores.references import load_reference_library
+
+    library = load_reference_library(bib or (), zotero)
+    named = [str(p) for p in bib or ()] + ([str(zotero)] if zotero is not None else [])
+    logger.info("Reference library: %d entries from %s", len(library), ", ".join(named))
+    return library
