@@ -45,6 +45,19 @@ def test_an_attachment_matches_by_path_or_by_a_unique_file_name(tmp_path: Path) 
     assert LIBRARY.match(tmp_path / "notes.pdf").how is None  # two entries attach notes.pdf
 
 
+def test_a_file_of_the_same_name_but_another_size_is_not_the_attachment(tmp_path: Path) -> None:
+    attached = tmp_path / "library" / "main.pdf"
+    attached.parent.mkdir()
+    attached.write_bytes(b"%PDF the paper in the library")
+    library = ReferenceLibrary([_entry("paper", title="Paper", attachments=(str(attached),))])
+    copy = tmp_path / "folder" / "main.pdf"
+    copy.parent.mkdir()
+    copy.write_bytes(attached.read_bytes())
+    assert library.match(copy).how == "attachment"
+    copy.write_bytes(b"%PDF another paper called main.pdf")
+    assert library.match(copy).how is None
+
+
 def test_the_order_is_attachment_doi_arxiv_title(tmp_path: Path) -> None:
     text = "Thermal conductivity of suspended graphene\narXiv:2401.01234v3 doi:10.5555/gm.2023.101."
     assert LIBRARY.match(tmp_path / "halos.pdf", head_text=text).how == "attachment"

@@ -44,6 +44,15 @@ def _name_key(path: str) -> str:
     return unicodedata.normalize("NFC", file_name_of(path)).casefold()
 
 
+def _same_size(file_path: Path, attached: Path) -> bool:
+    """Whether the attached file is this one's copy, as far as its size tells; ``True``
+    when the attached file is not on this machine (a library exported elsewhere)."""
+    try:
+        return attached.stat().st_size == file_path.stat().st_size
+    except OSError:
+        return True
+
+
 def _ratio(left: str, right: str) -> float:
     return SequenceMatcher(None, left, right, autojunk=False).ratio()
 
@@ -74,19 +83,20 @@ class EntryIndex:
     def __init__(self, entries: Iterable[ReferenceEntry]) -> None:
         self.entries = list(entries)
         self.by_path: dict[str, ReferenceEntry] = {}
-        names: dict[str, list[ReferenceEntry]] = defaultdict(list)
+        names: dict[str, list[tuple[ReferenceEntry, str]]] = defaultdict(list)
         self.by_doi: dict[str, ReferenceEntry] = {}
         self.by_arxiv: dict[str, ReferenceEntry] = {}
         for entry in self.entries:
             for path in entry.attachments:
                 self.by_path.setdefault(_path_key(path), entry)
-                if entry not in names[_name_key(path)]:
-                    names[_name_key(path)].append(entry)
+                if all(e is not entry for e, _ in names[_name_key(path)]):
+                    names[_name_key(path)].append((entry, path))
             if entry.doi:
                 self.by_doi.setdefault(normalize_doi(entry.doi), entry)
             if entry.arxiv:
                 self.by_arxiv.setdefault(normalize_arxiv(entry.arxiv) or entry.arxiv, entry)
         self.by_name = {name: found[0] for name, found in names.items() if len(found) == 1}
+        """Attachments by file name, for the names only one entry attaches."""
         self.titles = [(normalize_title(e.title), e) for e in self.entries if e.title]
 
     def _by_attachment(self, file_path: Path) -> ReferenceEntry | None:
@@ -94,7 +104,10 @@ class EntryIndex:
             entry = self.by_path.get(_path_key(candidate))
             if entry is not None:
                 return entry
-        return self.by_name.get(_name_key(file_path.name))
+        found = self.by_name.get(_name_key(file_path.name))
+        if found is None or not _same_size(file_path, Path(found[1])):
+            return None
+        return found[0]
 
     def _by_title(self, title: str, head_text: str) -> tuple[ReferenceEntry, float] | None:
         extracted = normalize_title(title)
