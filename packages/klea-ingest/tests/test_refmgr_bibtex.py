@@ -8,7 +8,7 @@ import logging
 from pathlib import Path
 
 import pytest
-from klea_utils.stores._ingest.refmgr.file_field import split_file_field
+from klea_utils.stores._ingest.biblio.refmgr.file_field import split_file_field
 from klea_utils.stores.ingest_exceptions import ReferenceLibraryError
 from klea_utils.stores.references import ReferenceEntry, load_reference_library
 

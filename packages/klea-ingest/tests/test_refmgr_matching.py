@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._ingest.refmgr.latex import decode_latex, split_bibtex_names
-from klea_utils.stores._ingest.refmgr.matching import title_similarity
-from klea_utils.stores._ingest.refmgr.records import matched_default, unmatched_default
+from klea_utils.stores._ingest.biblio.refmgr.latex import decode_latex, split_bibtex_names
+from klea_utils.stores._ingest.biblio.refmgr.matching import title_similarity
+from klea_utils.stores._ingest.biblio.refmgr.records import matched_default, unmatched_default
 from klea_utils.stores.map_lint import format_metadata_lint_report, lint_metadata_map
 from klea_utils.stores.references import (
     TITLE_MATCH_THRESHOLD,

@@ -235,7 +235,7 @@ class StoresBuilder:
             results = []
         record_and_prune(source_path, results, cache, live, self.logger)
         if references is not None:
-            from klea_utils.stores._ingest.refmgr.apply import apply_reference_library
+            from klea_utils.stores._ingest.biblio.refmgr.apply import apply_reference_library
 
             file_headings = apply_reference_library(
                 references, file_headings, files, cache, live, self.logger

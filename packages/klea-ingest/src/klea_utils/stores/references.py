@@ -110,7 +110,7 @@ class ReferenceLibrary:
     """Reference entries indexed for matching source files to them."""
 
     def __init__(self, entries: Iterable[ReferenceEntry]) -> None:
-        from klea_utils.stores._ingest.refmgr.matching import EntryIndex
+        from klea_utils.stores._ingest.biblio.refmgr.matching import EntryIndex
 
         self.entries: tuple[ReferenceEntry, ...] = tuple(entries)
         self._index = EntryIndex(self.entries)
@@ -147,9 +147,9 @@ def load_reference_library(
         ReferenceLibraryError: A file or the Zotero folder cannot be read or parsed; the
             message names it (and the entry or line at fault).
     """
-    from klea_utils.stores._ingest.refmgr.bibtex import read_bibtex
-    from klea_utils.stores._ingest.refmgr.csl_json import looks_like_json, read_csl_json
-    from klea_utils.stores._ingest.refmgr.zotero import read_zotero
+    from klea_utils.stores._ingest.biblio.refmgr.bibtex import read_bibtex
+    from klea_utils.stores._ingest.biblio.refmgr.csl_json import looks_like_json, read_csl_json
+    from klea_utils.stores._ingest.biblio.refmgr.zotero import read_zotero
 
     entries: list[ReferenceEntry] = []
     for path in map(Path, bib_files):

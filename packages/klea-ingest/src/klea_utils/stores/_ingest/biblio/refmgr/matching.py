@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from difflib import SequenceMatcher
 from pathlib import Path
 
-from klea_utils.stores._ingest.refmgr.file_field import file_name_of
-from klea_utils.stores._ingest.refmgr.identifiers import (
+from klea_utils.stores._ingest.biblio.refmgr.file_field import file_name_of
+from klea_utils.stores._ingest.biblio.refmgr.identifiers import (
     arxiv_in_name,
     find_arxiv_ids,
     find_dois,

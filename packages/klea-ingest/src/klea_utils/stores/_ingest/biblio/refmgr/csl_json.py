@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._ingest.refmgr.fields import clean_doi, split_words_list, year_of
-from klea_utils.stores._ingest.refmgr.identifiers import normalize_arxiv
+from klea_utils.stores._ingest.biblio.refmgr.fields import clean_doi, split_words_list, year_of
+from klea_utils.stores._ingest.biblio.refmgr.identifiers import normalize_arxiv
 from klea_utils.stores.ingest_exceptions import ReferenceLibraryError
 from klea_utils.stores.references import ReferenceEntry
 

@@ -28,8 +28,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from klea_utils.stores._ingest.refmgr.fields import clean_doi, year_of
-from klea_utils.stores._ingest.refmgr.identifiers import normalize_arxiv
+from klea_utils.stores._ingest.biblio.refmgr.fields import clean_doi, year_of
+from klea_utils.stores._ingest.biblio.refmgr.identifiers import normalize_arxiv
 from klea_utils.stores.ingest_exceptions import ReferenceLibraryError
 from klea_utils.stores.references import ReferenceEntry
 

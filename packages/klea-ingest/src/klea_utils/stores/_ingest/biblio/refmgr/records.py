@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from klea_utils.stores._ingest.refmgr.identifiers import normalize_doi
+from klea_utils.stores._ingest.biblio.refmgr.identifiers import normalize_doi
 from klea_utils.stores.references import FileMatch, ReferenceEntry
 
 __all__ = ["CONFLICTS_KEY", "MATCH_KEY", "entry_record", "matched_default", "unmatched_default"]

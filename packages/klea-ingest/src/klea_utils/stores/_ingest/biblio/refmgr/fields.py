@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from klea_utils.stores._ingest.refmgr.identifiers import normalize_doi
+from klea_utils.stores._ingest.biblio.refmgr.identifiers import normalize_doi
 
 __all__ = ["clean_doi", "split_words_list", "year_of"]
 
