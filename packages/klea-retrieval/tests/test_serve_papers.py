@@ -88,10 +88,12 @@ def test_an_fts5_index_is_read_as_it_is_now(tmp_path):
     index = tmp_path / "chunks.sqlite"
     docs = corpus_documents()
     write_fts5_index(index, docs[:2])
-    source = Fts5PaperSource(index)
-    before = sum(source.passage_counts().values())
+    library = StoreLibrary([Fts5PaperSource(index)])
+    before = sum(library.passage_counts().values()), library.count_facets(["year"])[0]
+    assert library.count_facets(["year"]) == library.count_facets(["year"])  # kept
     write_fts5_index(index, docs)
-    assert (before, sum(source.passage_counts().values())) == (2, len(docs))
+    after = sum(library.passage_counts().values()), library.count_facets(["year"])[0]
+    assert (before, after) == ((2, 1), (len(docs), 4))
 
 
 @pytest.mark.parametrize("scheme", ["chroma", "qdrant"])

@@ -23,7 +23,14 @@ from klea_utils.stores.retrieval.bm25 import FTS5_SCHEME, read_corpus
 from klea_utils.stores.utils import display_person_names
 from langchain_core.documents import Document
 
-__all__ = ["FACET_KEYS", "Library", "Paper", "display_metadata", "load_library"]
+__all__ = [
+    "FACET_KEYS",
+    "Library",
+    "Paper",
+    "display_metadata",
+    "facet_values",
+    "load_library",
+]
 
 FACET_KEYS = ("year", "author", "journal", "tag")
 """Facets the service counts: one count per paper holding the value."""
@@ -91,6 +98,17 @@ def display_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def facet_values(shown: dict[str, Any], key: str) -> list[str]:
+    """The values of facet ``key`` in ``shown``, a paper's :func:`display_metadata`."""
+    if key == "year":
+        return [str(shown["year"])] if shown["year"] is not None else []
+    if key == "author":
+        return list(shown["authors"])
+    if key == "journal":
+        return [shown["journal"]] if isinstance(shown["journal"], str) else []
+    return list(shown["tags"])
+
+
 @dataclass(frozen=True)
 class Paper:
     """One source file: its shared metadata and its passages in reading order."""
@@ -101,14 +119,7 @@ class Paper:
 
     def facet_values(self, key: str) -> list[str]:
         """The values of facet ``key`` (one of :data:`FACET_KEYS`) this paper holds."""
-        shown = display_metadata(self.metadata)
-        if key == "year":
-            return [str(shown["year"])] if shown["year"] is not None else []
-        if key == "author":
-            return list(shown["authors"])
-        if key == "journal":
-            return [shown["journal"]] if isinstance(shown["journal"], str) else []
-        return list(shown["tags"])
+        return facet_values(display_metadata(self.metadata), key)
 
     def summary(self) -> dict[str, Any]:
         """The paper's display metadata, its page span and its passage count."""

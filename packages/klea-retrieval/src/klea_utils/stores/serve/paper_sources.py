@@ -14,14 +14,21 @@ the vector stores' in :mod:`klea_utils.stores.serve.paper_vectors`.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores.serve.library import FACET_KEYS, Library, Paper
+from klea_utils.stores.serve.library import (
+    FACET_KEYS,
+    Library,
+    Paper,
+    display_metadata,
+    facet_values,
+)
 from langchain_core.documents import Document
 
 __all__ = [
@@ -53,6 +60,10 @@ class PaperSource(ABC):
     def passages(self, file_name: str) -> list[Document]:
         """Every chunk of ``file_name``, in any order (``[]`` when unknown)."""
 
+    def version(self) -> Hashable:
+        """A cheap value that changes when the store's contents change."""
+        return None
+
     def close(self) -> None:  # noqa: B027 - most sources hold nothing to close
         """Release what the source holds open."""
 
@@ -72,6 +83,9 @@ class MemoryPaperSource(PaperSource):
         papers = self.library.papers
         names = papers if file_names is None else [n for n in file_names if n in papers]
         return {name: papers[name].metadata for name in names}
+
+    def version(self) -> Hashable:
+        return id(self.library)
 
     def passages(self, file_name: str) -> list[Document]:
         paper = self.library.papers.get(file_name)
@@ -99,6 +113,18 @@ class Fts5PaperSource(PaperSource):
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+
+    def version(self) -> Hashable:
+        """Size and modification time of the file and its write-ahead log."""
+        stats = []
+        for path in (self.path, self.path.with_name(self.path.name + "-wal")):
+            try:
+                stat = path.stat()
+            except OSError:
+                stats.append((0, 0))
+            else:
+                stats.append((stat.st_mtime_ns, stat.st_size))
+        return tuple(stats)
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
@@ -168,8 +194,32 @@ def check_facet_keys(keys: Sequence[str]) -> None:
         )
 
 
+_FacetRow = dict[str, list[str]]
+
+
+def _facet_row(metadata: dict[str, Any]) -> _FacetRow:
+    shown = display_metadata(metadata)
+    return {key: list(dict.fromkeys(facet_values(shown, key))) for key in FACET_KEYS}
+
+
+def _count(rows: Iterable[_FacetRow], keys: Sequence[str]) -> dict[str, list[tuple[str, int]]]:
+    counters: dict[str, Counter[str]] = {key: Counter() for key in keys}
+    for row in rows:
+        for key in keys:
+            counters[key].update(row[key])
+    return {
+        key: sorted(counter.items(), key=lambda item: (-item[1], item[0]))
+        for key, counter in counters.items()
+    }
+
+
 class StoreLibrary:
-    """Papers, passages and facet counts read from the stores on each call.
+    """Papers, passages and facet counts read from the stores.
+
+    One paper, and the facets of a query's papers, are read on each call. The whole
+    library's passage counts and each paper's facet values (one small row per paper,
+    never its passages) are kept until a source's :meth:`PaperSource.version` changes,
+    so facets over every paper do not read every paper's metadata each time.
 
     Several sources may hold the same paper (two stores of one corpus): a paper's
     passages are merged by text, and its metadata is the first source's.
@@ -177,14 +227,24 @@ class StoreLibrary:
 
     def __init__(self, sources: Sequence[PaperSource]) -> None:
         self.sources = tuple(sources)
+        self._lock = threading.Lock()
+        self._cache: tuple[Hashable, dict[str, int], dict[str, _FacetRow]] | None = None
+
+    def _whole(self) -> tuple[dict[str, int], dict[str, _FacetRow]]:
+        version = tuple(source.version() for source in self.sources)
+        with self._lock:
+            if self._cache is None or self._cache[0] != version:
+                counts: dict[str, int] = {}
+                for source in self.sources:
+                    for name, count in source.passage_counts().items():
+                        counts[name] = max(counts.get(name, 0), count)
+                rows = {n: _facet_row(m) for n, m in self.paper_metadata().items()}
+                self._cache = (version, counts, rows)
+            return self._cache[1], self._cache[2]
 
     def passage_counts(self) -> dict[str, int]:
         """Passages per paper over every source (the larger count where two hold one)."""
-        counts: dict[str, int] = {}
-        for source in self.sources:
-            for name, count in source.passage_counts().items():
-                counts[name] = max(counts.get(name, 0), count)
-        return counts
+        return dict(self._whole()[0])
 
     def paper(self, file_name: str) -> Paper | None:
         """The paper ``file_name`` with its passages in reading order, or ``None``."""
@@ -214,17 +274,16 @@ class StoreLibrary:
     def count_facets(
         self, keys: Sequence[str], file_names: Iterable[str] | None = None
     ) -> tuple[int, dict[str, list[tuple[str, int]]]]:
-        """The papers counted and :meth:`facets`, from one read of their metadata."""
+        """The number of papers counted, and :meth:`facets`."""
         check_facet_keys(keys)
-        names = None if file_names is None else list(dict.fromkeys(file_names))
-        if names == []:
+        if file_names is None:
+            rows = self._whole()[1]
+            return len(rows), _count(rows.values(), keys)
+        names = list(dict.fromkeys(file_names))
+        if not names:
             return 0, {key: [] for key in keys}
-        papers = [Paper(name, meta) for name, meta in self.paper_metadata(names).items()]
-        out: dict[str, list[tuple[str, int]]] = {}
-        for key in keys:
-            counts = Counter(v for paper in papers for v in set(paper.facet_values(key)))
-            out[key] = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-        return len(papers), out
+        found = [_facet_row(meta) for meta in self.paper_metadata(names).values()]
+        return len(found), _count(found, keys)
 
     def close(self) -> None:
         """Close every source."""

@@ -12,7 +12,7 @@ grows with the number of papers, not of passages.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
 from klea_utils.stores.serve.paper_sources import PaperSource
@@ -46,6 +46,9 @@ class VectorPaperSource(PaperSource):
     def scan(self) -> Iterator[dict[str, Any]]:
         """The metadata of every chunk, page by page."""
         raise NotImplementedError
+
+    def version(self) -> Hashable:
+        return self.count()
 
     def _table(self) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
         count = self.count()
