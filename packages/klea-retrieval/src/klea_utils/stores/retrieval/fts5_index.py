@@ -36,7 +36,7 @@ _MOVED_TO_INGEST = frozenset(
     {"adelete_fts5_ids", "awrite_fts5_chunks", "delete_fts5_ids", "write_fts5_chunks"}
 )
 
-FTS5_FACET_KEYS = ("authors", "file_name", "journal", "keywords", "year")
+FTS5_FACET_KEYS = ("authors", "collections", "file_name", "journal", "keywords", "tags", "year")
 """Metadata keys tagged in an ``fts5:`` index for facets and native filters."""
 
 

@@ -9,14 +9,18 @@ from typing import Any
 
 from klea_utils.stores.config import RetrieverConfig, StoreInfo
 from klea_utils.stores.embedding_models import load_query_embeddings
-from klea_utils.stores.filters import translate_metadata_filter
+from klea_utils.stores.filters import translate_metadata_filter, translation_is_exact
 from klea_utils.stores.retrieval.base import BaseKleaRetriever
+from klea_utils.stores.retrieval.bm25 import filtered_top_k
 from klea_utils.stores.store_uri import StoreURI
 from klea_utils.stores.utils import instantiate_vector_store
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
 __all__ = ["VSRetriever"]
+
+_MOST_FETCHED = 4096
+"""The most hits one store is asked for while an approximate filter is post-filtered."""
 
 
 def _cosine_similarity(scheme: str, raw: float) -> float:
@@ -41,7 +45,12 @@ class VSRetriever(BaseKleaRetriever):
     The store's ``name`` is the collection name. Relevance scores are cosine
     similarities in ``[-1, 1]`` on every backend. Metadata filters are translated with
     ``klea_utils.stores.filters.translate_metadata_filter``, which for Qdrant nests the
-    field keys under LangChain's ``metadata`` payload key.
+    field keys under LangChain's ``metadata`` payload key. Where the backend applies a
+    filter only approximately (``translation_is_exact`` is False: ``$contains`` on
+    PGVector, a substring match; string ``$ne``/``$nin`` on Chroma), the store is asked
+    for more hits and they are post-filtered with ``filter_docs_by_metadata``, so
+    ``$contains`` on a list key (``tags``, ``collections``, ``authors``) is exact
+    membership on every backend.
     """
 
     source_label: str = "vector store"
@@ -92,5 +101,11 @@ class VSRetriever(BaseKleaRetriever):
             # payload prefix that LangChain's QdrantVectorStore writes.
             native = translate_metadata_filter(store.path, metadata_filter)
         vector_store: Any = store.loaded_object
-        pairs = vector_store.similarity_search_with_score(query, k=k, filter=native)
-        return [(doc, _cosine_similarity(scheme, raw)) for doc, raw in pairs]
+
+        def fetch(n: int) -> list[tuple[Document, float]]:
+            pairs = vector_store.similarity_search_with_score(query, k=n, filter=native)
+            return [(doc, _cosine_similarity(scheme, raw)) for doc, raw in pairs]
+
+        if metadata_filter and not translation_is_exact(store.path, metadata_filter):
+            return filtered_top_k(fetch, k, metadata_filter, _MOST_FETCHED)
+        return fetch(k)
