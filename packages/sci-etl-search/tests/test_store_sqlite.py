@@ -244,7 +244,7 @@ async def test_search_builds_only_the_ranking_sql_it_runs(
     from sci_etl_core.search import _sqlite_sql
 
     built: list[str] = []
-    for name in ("ranked_snippets_sql", "ranked_ids_sql"):
+    for name in ("ranked_rowids_sql", "ranked_ids_sql"):
         original = getattr(_sqlite_sql, name)
 
         def record(*args: object, _name: str = name, _original: Callable = original) -> object:
@@ -255,10 +255,10 @@ async def test_search_builds_only_the_ranking_sql_it_runs(
     store = AsyncSqliteFts5Store(tmp_path / "index.sqlite", facet_keys=["year"])
     await store.index(list(CORPUS))
     assert await store.search(Term("dark"))
-    assert built == ["ranked_snippets_sql"]  # unfiltered: the FTS5 table alone
+    assert built == ["ranked_rowids_sql"]  # unfiltered: the FTS5 table alone
     built.clear()
     await store.search(Term("dark"), filters=[RangeFilter("year", low="2000")])
-    assert built == ["ranked_ids_sql"]  # filtered: the join, never the snippet ranking
+    assert built == ["ranked_ids_sql"]  # filtered: the join, never the FTS5 table alone
     await store.aclose()
 
 

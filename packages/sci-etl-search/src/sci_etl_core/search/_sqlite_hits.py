@@ -1,8 +1,8 @@
 """Turn the FTS5 store's ranked rows into hits with snippets (internal).
 
-The ranking statement gives each hit's per-field snippets when it can; otherwise they
-are read with FTS5's ``snippet()`` in a second statement, and where FTS5's
-``snippet()`` itself fails on the query they are cut in Python from the stored text.
+Once the ranking statement has chosen the hits, one statement reads their per-field
+snippets, made by FTS5's ``snippet()``, with their records; where ``snippet()`` itself
+fails on the query, the snippets are cut in Python from the stored text.
 """
 
 from __future__ import annotations
@@ -68,60 +68,76 @@ def read_hits(
     match: str,
     ranked: list[tuple[int, float]],
     tokenizer: Tokenizer,
-    snippets: dict[int, tuple[Any, ...]] | None = None,
 ) -> list[TextHit]:
     """Return the hits of the ``ranked`` ``(doc_id, score)`` pairs, best first.
 
-    ``tokenizer`` is the twin of the index's tokenizer, used where snippets are cut
-    in Python. ``snippets`` holds each document's marked per-field snippets when the ranking
-    statement read them; ``None`` reads them here.
+    One statement reads every hit's per-field snippets and record; where FTS5's
+    ``snippet()`` fails on the query, the snippets are cut in Python with
+    ``tokenizer``, the twin of the index's tokenizer, from the stored text.
     """
     if not ranked:
         return []
     doc_ids = [doc_id for doc_id, _ in ranked]
-    statement, params = sql.documents_sql(doc_ids)
+    statement, params = sql.hits_sql(match, doc_ids, MARKS, SNIPPET_TOKENS)
+    try:
+        rows = {row[0]: row for row in connection.execute(statement, params)}
+    except sqlite3.DatabaseError as exc:
+        if not snippet_fault(exc):
+            raise
+        return _hits_cut_in_python(connection, path, node, ranked, tokenizer)
+    hits: list[TextHit] = []
+    for doc_id, score in ranked:
+        row = rows.get(doc_id)
+        if row is None:
+            continue
+        per_field: list[Snippet] = []
+        for name, raw in zip(FIELDS, row[1:4], strict=True):
+            if raw:
+                field_text, field_highlights = split_markers(raw)
+                if field_highlights:
+                    per_field.append(Snippet(name, field_text, field_highlights))
+        hits.append(_hit(path, row[4], score, row[5], row[6], per_field))
+    hits.sort(key=lambda hit: (-hit.score, hit.record_id))
+    return hits
+
+
+def _hits_cut_in_python(
+    connection: sqlite3.Connection,
+    path: str,
+    node: Node,
+    ranked: list[tuple[int, float]],
+    tokenizer: Tokenizer,
+) -> list[TextHit]:
+    """Return the hits of ``ranked`` with snippets cut in Python from the stored text."""
+    plan = compile_plan(node, tokenizer)[0]
+    statement, params = sql.documents_sql([doc_id for doc_id, _ in ranked], full=True)
     stored = {row[0]: row for row in connection.execute(statement, params)}
-    if snippets is None:
-        statement, params = sql.snippet_sql(match, doc_ids, MARKS, SNIPPET_TOKENS)
-        try:
-            snippets = {row[0]: row[1:] for row in connection.execute(statement, params)}
-        except sqlite3.DatabaseError as exc:
-            if not snippet_fault(exc):
-                raise
-    plan = compile_plan(node, tokenizer)[0] if snippets is None else None
-    if plan is not None:
-        statement, params = sql.documents_sql(doc_ids, full=True)
-        stored = {row[0]: row for row in connection.execute(statement, params)}
     hits: list[TextHit] = []
     for doc_id, score in ranked:
         row = stored.get(doc_id)
         if row is None:
             continue
-        per_field: list[Snippet] = []
-        if plan is not None:
-            texts = {"title": row[2], "abstract": row[4], "body": row[5]}
-            per_field = list(plan_snippets(plan, texts, tokenizer)[0])
-        else:
-            assert snippets is not None
-            for name, raw in zip(FIELDS, snippets.get(doc_id, ("", "", "")), strict=True):
-                field_text, field_highlights = split_markers(raw or "")
-                if field_highlights:
-                    per_field.append(Snippet(name, field_text, field_highlights))
-        best = max(per_field, key=_snippet_weight, default=None)
-        text, highlights = (best.text, best.highlights) if best else ("", ())
-        hits.append(
-            TextHit(
-                record_id=row[1],
-                score=float(score),
-                snippet=text,
-                highlights=highlights,
-                metadata=decode_metadata(path, row[1], row[3]),
-                title=row[2],
-                snippets=tuple(per_field),
-            )
-        )
+        texts = {"title": row[2], "abstract": row[4], "body": row[5]}
+        per_field = list(plan_snippets(plan, texts, tokenizer)[0])
+        hits.append(_hit(path, row[1], score, row[2], row[3], per_field))
     hits.sort(key=lambda hit: (-hit.score, hit.record_id))
     return hits
+
+
+def _hit(
+    path: str, record_id: str, score: float, title: str, metadata: str, per_field: list[Snippet]
+) -> TextHit:
+    best = max(per_field, key=_snippet_weight, default=None)
+    text, highlights = (best.text, best.highlights) if best else ("", ())
+    return TextHit(
+        record_id=record_id,
+        score=float(score),
+        snippet=text,
+        highlights=highlights,
+        metadata=decode_metadata(path, record_id, metadata),
+        title=title,
+        snippets=tuple(per_field),
+    )
 
 
 def _snippet_weight(snippet: Snippet) -> tuple[int, int]:

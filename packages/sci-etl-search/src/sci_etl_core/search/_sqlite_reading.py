@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from sci_etl_core.search import _sqlite_sql as sql
-from sci_etl_core.search._sqlite_hits import MARKS, read_hits, snippet_fault
+from sci_etl_core.search._sqlite_hits import read_hits
 from sci_etl_core.search._sqlite_state import IndexState
 from sci_etl_core.search._store_checks import sort_facet_counts
 from sci_etl_core.search.compile_fts5 import to_match_expression
-from sci_etl_core.search.filters import SNIPPET_TOKENS, RangeFilter, SearchFilter
+from sci_etl_core.search.filters import RangeFilter, SearchFilter
 from sci_etl_core.search.query import Node
 from sci_etl_core.search.store_base import TextHit
 
@@ -48,35 +48,40 @@ def search_operation(
 ) -> Operation[list[TextHit]]:
     """Return the operation ranking the documents matching ``node`` and ``filters``."""
     match = to_match_expression(node)
-    unfiltered = not filters and exclude_record_id is None
 
     def read(connection: sqlite3.Connection) -> list[TextHit]:
         state.require_tokenizer(node)
         state.require_built(item.key for item in filters)
-        tokenizer = state.tokenizer
-        if unfiltered:
-            # One more row than asked for tells whether a tie crosses the limit.
-            statement, params = sql.ranked_snippets_sql(
-                match, state.weights, limit + 1, MARKS, SNIPPET_TOKENS
-            )
-            try:
-                rows = connection.execute(statement, params).fetchall()
-            except sqlite3.DatabaseError as exc:
-                if not snippet_fault(exc):
-                    raise
-                rows = None
-            if rows is not None and (len(rows) <= limit or rows[limit][1] != rows[limit - 1][1]):
-                ranked = [(row[0], -row[1]) for row in rows[:limit]]
-                snippets = {row[0]: row[2:] for row in rows[:limit]}
-                return read_hits(connection, state.path, node, match, ranked, tokenizer, snippets)
-        # Filters, an excluded record, or a tie across the limit: rank with the join.
-        statement, params = sql.ranked_ids_sql(
-            match, state.weights, limit, exclude_record_id, filters
-        )
-        ranked = [(r[0], r[2]) for r in connection.execute(statement, params)]
-        return read_hits(connection, state.path, node, match, ranked, tokenizer)
+        # One snapshot for the ranking and the hits' records, even beside another writer.
+        connection.execute("BEGIN")
+        try:
+            ranked = _rank(connection, state, match, limit, exclude_record_id, filters)
+            return read_hits(connection, state.path, node, match, ranked, state.tokenizer)
+        finally:
+            connection.execute("COMMIT")
 
     return read
+
+
+def _rank(
+    connection: sqlite3.Connection,
+    state: IndexState,
+    match: str,
+    limit: int,
+    exclude_record_id: str | None,
+    filters: tuple[SearchFilter, ...],
+) -> list[tuple[int, float]]:
+    """Return the best ``limit`` ``(doc_id, score)`` pairs, higher scores first."""
+    if not filters and exclude_record_id is None:
+        # The FTS5 table alone; one more row than asked for tells whether a tie
+        # crosses the limit, which only the join below orders by record_id.
+        statement, params = sql.ranked_rowids_sql(match, state.weights, limit + 1)
+        rows = connection.execute(statement, params).fetchall()
+        if len(rows) <= limit or rows[limit][1] != rows[limit - 1][1]:
+            return [(doc_id, -score) for doc_id, score in rows[:limit]]
+    # Filters, an excluded record, or a tie across the limit: rank with the join.
+    statement, params = sql.ranked_ids_sql(match, state.weights, limit, exclude_record_id, filters)
+    return [(row[0], row[2]) for row in connection.execute(statement, params)]
 
 
 def filter_operation(

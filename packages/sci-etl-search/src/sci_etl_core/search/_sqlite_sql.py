@@ -7,6 +7,7 @@ every value a user supplies travels as a bound parameter.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from sci_etl_core.search.compile_fts5 import to_filter_expression
@@ -19,9 +20,9 @@ __all__ = [
     "documents_sql",
     "facet_sql",
     "filter_ids_sql",
+    "hits_sql",
     "ranked_ids_sql",
-    "ranked_snippets_sql",
-    "snippet_sql",
+    "ranked_rowids_sql",
     "where_clause",
 ]
 
@@ -119,7 +120,7 @@ def ranked_ids_sql(
     """Return the ranked query joined to the documents: doc_id, record_id, positive score.
 
     The join applies ``filters`` and ``exclude_record_id`` and breaks equal scores by
-    ``record_id`` in SQL, best first; no snippets (:func:`snippet_sql` makes them).
+    ``record_id`` in SQL, best first; no snippets (:func:`hits_sql` makes them).
     """
     where, params = where_clause(None, filters)
     exclude = ' AND d."record_id" <> ?' if exclude_record_id is not None else ""
@@ -133,50 +134,47 @@ def ranked_ids_sql(
     return sql, (*weights, match, *params, *tail, limit)
 
 
-def ranked_snippets_sql(
-    match: str,
-    weights: tuple[float, float, float],
-    limit: int,
-    marks: tuple[str, str, str],
-    tokens: int,
-) -> Clause:
-    """Return the unfiltered ranked query on the FTS5 table alone, with each row's snippets.
+def ranked_rowids_sql(match: str, weights: tuple[float, float, float], limit: int) -> Clause:
+    """Return the unfiltered ranked query on the FTS5 table alone: ``rowid`` and raw ``bm25``.
 
-    The MATCH is evaluated once and, without filters, ranking needs no join. Rows are
-    ``rowid``, raw ``bm25`` (lower is better), and FTS5's snippet of each column; ties
-    are ordered by ``record_id`` afterwards. Ordering by the ``bm25()`` expression
-    measured about 15% faster on SciFact than FTS5's ``ORDER BY rank`` with a
-    ``rank MATCH`` clause, snippets included, and as fast as raw FTS5 SQL making one
-    snippet per row.
+    The raw score is lower for a better match; ties are ordered by ``record_id``
+    afterwards. Without filters, ranking needs no join, and ordering by the ``bm25()``
+    expression measured about 15% faster on SciFact than FTS5's ``ORDER BY rank``. It
+    makes no snippets: SQLite computes a result column for every row that enters the
+    top ``limit`` while it scans, about nine rows for each one kept on SciFact, so
+    :func:`hits_sql` makes them afterwards for the rows kept.
     """
-    open_mark, close_mark, ellipsis = marks
-    snippets = ", ".join(f'snippet("documents_fts", {column}, ?, ?, ?, ?)' for column in (0, 1, 2))
     rank = 'bm25("documents_fts", {})'.format(", ".join(repr(float(w)) for w in weights))
     sql = (
-        f'SELECT "rowid", {rank} AS "score", {snippets} FROM "documents_fts" '
+        f'SELECT "rowid", {rank} AS "score" FROM "documents_fts" '
         'WHERE "documents_fts" MATCH ? ORDER BY "score" LIMIT ?'
     )
-    per_snippet = (open_mark, close_mark, ellipsis, tokens)
-    return sql, (*(per_snippet * 3), match, limit)
+    return sql, (match, limit)
 
 
-def snippet_sql(
+def hits_sql(
     match: str, doc_ids: Sequence[int], marks: tuple[str, str, str], tokens: int
 ) -> Clause:
-    """Return the query giving FTS5's snippet of each column for ``doc_ids``.
+    """Return the query giving each of ``doc_ids`` with what its hit shows.
 
-    It reads the FTS5 table alone: FTS5 evaluates the MATCH once per statement
-    whatever rowids are asked for, so every snippet comes from one statement.
+    Rows are ``doc_id``, FTS5's snippet of each column, ``record_id``, title and
+    metadata. FTS5 evaluates the MATCH once, over the rowid range the ids span, and
+    the ids are a filter on that scan (the unary ``+`` keeps SQLite from looking each
+    one up with its own evaluation of the MATCH, which measured twice as slow), so
+    snippets are made and documents read for the listed rows only. ``doc_ids`` travel
+    as one JSON array, whatever their number.
     """
     open_mark, close_mark, ellipsis = marks
     snippets = ", ".join(f'snippet("documents_fts", {column}, ?, ?, ?, ?)' for column in (0, 1, 2))
-    holes = ", ".join("?" for _ in doc_ids)
     sql = (
-        f'SELECT "rowid", {snippets} FROM "documents_fts" '
-        f'WHERE "documents_fts" MATCH ? AND "rowid" IN ({holes})'
+        f'SELECT "documents_fts"."rowid", {snippets}, d."record_id", d."title", d."metadata" '
+        'FROM "documents_fts" CROSS JOIN "documents" d ON d."doc_id" = "documents_fts"."rowid" '
+        'WHERE "documents_fts" MATCH ? AND "documents_fts"."rowid" BETWEEN ? AND ? '
+        'AND +"documents_fts"."rowid" IN (SELECT "value" FROM json_each(?))'
     )
     per_snippet = (open_mark, close_mark, ellipsis, tokens)
-    return sql, (*(per_snippet * 3), match, *doc_ids)
+    ids = json.dumps(list(doc_ids))
+    return sql, (*(per_snippet * 3), match, min(doc_ids), max(doc_ids), ids)
 
 
 def documents_sql(doc_ids: Sequence[int], *, full: bool = False) -> Clause:
