@@ -61,7 +61,7 @@ def test_bad_ids_and_batch_sizes_are_refused(tmp_path):
         write_fts5_chunks(tmp_path / "x.sqlite", chunks(1), batch_size=0)
 
 
-def test_the_writers_are_still_reachable_from_the_layout_module():
+def test_the_writers_are_the_layout_module_s_own():
     from klea_utils.stores.retrieval import fts5_index
 
     assert fts5_index.write_fts5_chunks is write_fts5_chunks

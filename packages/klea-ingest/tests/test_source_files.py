@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from klea_utils.stores import source_files as _source_files
+from klea_utils.stores import source_listing as _listing
 from klea_utils.stores.ingest_exceptions import SourceLayoutError
 from klea_utils.stores.source_files import (
     find_source_files,
@@ -108,13 +109,13 @@ def test_repeated_file_names_are_refused_naming_both_paths(tmp_path: Path) -> No
 )
 def test_every_docling_extension_matches_in_any_case(stem: str, ext: str, upper: bool) -> None:
     name = f"{stem}.{ext.upper() if upper else ext}"
-    assert _source_files._matches(Path(name), supported_extensions())
+    assert _listing._matches(Path(name), supported_extensions())
 
 
 @given(stem=st.text(alphabet="abcdefgh", min_size=1, max_size=8))
 def test_unknown_extensions_never_match(stem: str) -> None:
-    assert not _source_files._matches(Path(f"{stem}.qqq"), supported_extensions())
-    assert not _source_files._matches(Path(stem), supported_extensions())
+    assert not _listing._matches(Path(f"{stem}.qqq"), supported_extensions())
+    assert not _listing._matches(Path(stem), supported_extensions())
 
 
 def test_organise_copies_are_skipped_so_names_stay_unique(tmp_path: Path) -> None:

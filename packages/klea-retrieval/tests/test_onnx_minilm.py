@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from klea_utils.stores._retrieval.onnx_minilm import ONNX_CACHE_ENV_VAR, minilm_onnx_path
 from klea_utils.stores.embedding_models import (
     ONNX_QUERIES_ENV_VAR,
     OnnxMiniLMEmbeddings,
@@ -19,6 +18,7 @@ from klea_utils.stores.embedding_models import (
     export_minilm_onnx,
     load_query_embeddings,
 )
+from klea_utils.stores.onnx_minilm import ONNX_CACHE_ENV_VAR, minilm_onnx_path
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._retrieval.store_args import (
+from klea_utils.stores.exceptions import StoreConfigError
+from klea_utils.stores.retrieve_cli import main
+from klea_utils.stores.store_args import (
     DIRECT_DOMAIN,
     StoreArgsError,
     parse_bm25_store_arg,
@@ -19,8 +21,6 @@ from klea_utils.stores._retrieval.store_args import (
     retriever_config_from_args,
     write_stores_config,
 )
-from klea_utils.stores.exceptions import StoreConfigError
-from klea_utils.stores.retrieve_cli import main
 from retrieval_support import corpus_documents, write_corpus_pickle, write_fts5_index
 
 

@@ -86,11 +86,10 @@ def test_resolve_falls_back_to_the_env_var_then_fails_closed(stores_file, monkey
         utils._host_stores_config_path.cache_clear()
 
 
-def test_find_source_files_delegates_or_names_klea_ingest(tmp_path):
-    try:
-        import klea_utils.stores.source_files  # noqa: F401
-    except ImportError:
-        with pytest.raises(ImportError, match="klea-ingest"):
-            utils.find_source_files(tmp_path)
-    else:
-        assert utils.find_source_files(tmp_path) == []
+def test_find_source_files_is_the_listing_and_needs_no_klea_ingest(tmp_path):
+    from klea_utils.stores import source_listing
+
+    assert utils.find_source_files is source_listing.find_source_files
+    (tmp_path / "paper.pdf").write_bytes(b"%PDF-1.4")
+    (tmp_path / "notes.qqq").write_text("x")
+    assert utils.find_source_files(tmp_path) == [tmp_path / "paper.pdf"]

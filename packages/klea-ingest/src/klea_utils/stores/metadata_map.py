@@ -27,8 +27,6 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.atomic import atomic_write_json
-from klea_utils.stores._retrieval.person_names import expand_person_names
-from klea_utils.stores._retrieval.text import normalize_text
 from klea_utils.stores.ingest_exceptions import MetadataMapError
 from klea_utils.stores.layout import CACHE_DIR_NAME, TEMPLATE_FILE_NAME
 from klea_utils.stores.metadata import (
@@ -36,6 +34,8 @@ from klea_utils.stores.metadata import (
     PERSON_NAME_FILTER_FIELDS,
     STORE_DROPPED_METADATA_KEYS,
 )
+from klea_utils.stores.person_names import expand_person_names
+from klea_utils.stores.text import normalize_text
 
 __all__ = [
     "DEFAULT_KEY",

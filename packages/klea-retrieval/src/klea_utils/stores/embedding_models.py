@@ -28,13 +28,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from klea_utils.stores._retrieval.extras import import_extra
-from klea_utils.stores._retrieval.onnx_minilm import (
+from klea_utils.stores.exceptions import EmbeddingModelError
+from klea_utils.stores.onnx_minilm import (
     OnnxMiniLMEmbeddings,
     export_minilm_onnx,
     minilm_onnx_path,
     onnx_runtime_available,
 )
-from klea_utils.stores.exceptions import EmbeddingModelError
 from langchain_core.embeddings import Embeddings
 
 __all__ = [

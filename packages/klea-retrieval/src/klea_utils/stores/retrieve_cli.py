@@ -207,12 +207,12 @@ def retrieve(
         context=context,
         context_tokens=context_tokens,
     )
-    from klea_utils.stores._retrieval.store_args import StoreArgsError
     from klea_utils.stores.exceptions import (
         KleaStoresError,
         MetadataFilterError,
         StoreConfigError,
     )
+    from klea_utils.stores.store_args import StoreArgsError
 
     try:
         text = run(args, logger)
@@ -289,7 +289,7 @@ def run(args: Any, logger: logging.Logger) -> str:
     Every store is opened before the query runs, so a wrong path or model fails here;
     a leg that fails at query time is reported on the logger and left out.
     """
-    from klea_utils.stores._retrieval.store_args import retriever_config_from_args
+    from klea_utils.stores.store_args import retriever_config_from_args
 
     config = retriever_config_from_args(
         args.stores_config, args.store, args.bm25_store, domains=args.domain

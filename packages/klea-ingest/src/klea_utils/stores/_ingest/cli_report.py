@@ -95,11 +95,11 @@ def query_hint(
     write_stores_config: Path | None,
 ) -> str:
     """The ``klea-retrieve`` command that queries what was stored (and the config file)."""
-    from klea_utils.stores._retrieval.store_args import (
+    from klea_utils.stores.store_args import (
         direct_stores_config,
         retrieve_command_for,
     )
-    from klea_utils.stores._retrieval.store_args import (
+    from klea_utils.stores.store_args import (
         write_stores_config as write_config,
     )
 
@@ -131,7 +131,7 @@ def export_query_model(model: str, logger: logging.Logger) -> None:
         "sentence-transformers/all-MiniLM-L6-v2",
     }:
         return
-    from klea_utils.stores._retrieval.onnx_minilm import export_minilm_onnx, minilm_onnx_path
+    from klea_utils.stores.onnx_minilm import export_minilm_onnx, minilm_onnx_path
 
     if minilm_onnx_path().is_file():
         return

@@ -16,7 +16,7 @@ words out lifts the pickled BM25 leg from 23 to 25 answers at rank 1 (see
 
 from __future__ import annotations
 
-from klea_utils.stores._retrieval.text import normalize_text
+from klea_utils.stores.text import normalize_text
 from sci_etl_core.search.questions import FUNCTION_WORDS, QUESTION_STOP_WORDS
 from sci_etl_core.search.questions import QUESTION_WORDS as SEARCH_QUESTION_WORDS
 from sci_etl_core.search.tokenize import Unicode61Tokenizer

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from klea_utils.stores._retrieval.fusion import document_key
-from klea_utils.stores._retrieval.person_names import display_person_names
 from klea_utils.stores.metadata import PERSON_NAME_FILTER_FIELDS
+from klea_utils.stores.person_names import display_person_names
 from langchain_core.documents import Document
 
 __all__ = ["REF_DOC_OVERHEAD", "serialize_reference_material", "truncate_reference_material"]

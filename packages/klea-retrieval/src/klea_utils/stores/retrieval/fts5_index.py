@@ -14,27 +14,33 @@ chunk is one ``SearchDocument``:
   ``filter_docs_by_metadata``, and the keys in :data:`FTS5_FACET_KEYS` are tagged so
   other consumers (search UIs) can facet on them.
 
-Ingestion writes such an index with ``klea_utils.stores.fts5_writer`` (klea-ingest):
-``write_fts5_chunks``, ``delete_fts5_ids`` and their async twins. Those names are still
-importable from here when klea-ingest is installed (they moved in 0.2, as ingestion-only
-writers belong to the ingestion distribution).
+:func:`write_fts5_chunks` and :func:`delete_fts5_ids` (and their async twins) write and
+prune such an index; klea-ingest's ``klea_utils.stores.fts5_writer`` re-exports them under
+the name its guides use. They live here, beside the layout they write, so that
+klea-retrieval never imports klea-ingest. The synchronous helpers run their own event
+loop (use the async twins inside async code).
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from klea_utils.stores.utils import normalize_text
 from langchain_core.documents import Document
 from sci_etl_core.search import BM25Weights, SearchDocument
 from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store
 
-__all__ = ["FTS5_FACET_KEYS", "open_fts5_store", "search_document"]
-
-_MOVED_TO_INGEST = frozenset(
-    {"adelete_fts5_ids", "awrite_fts5_chunks", "delete_fts5_ids", "write_fts5_chunks"}
-)
+__all__ = [
+    "FTS5_FACET_KEYS",
+    "adelete_fts5_ids",
+    "awrite_fts5_chunks",
+    "delete_fts5_ids",
+    "open_fts5_store",
+    "search_document",
+    "write_fts5_chunks",
+]
 
 FTS5_FACET_KEYS = ("authors", "collections", "file_name", "journal", "keywords", "tags", "year")
 """Metadata keys tagged in an ``fts5:`` index for facets and native filters."""
@@ -69,16 +75,63 @@ def search_document(record_id: str, doc: Document) -> SearchDocument:
     )
 
 
-def __getattr__(name: str) -> Any:
-    """Resolve the writers that moved to klea-ingest's ``fts5_writer`` (when installed)."""
-    if name in _MOVED_TO_INGEST:
-        try:
-            from klea_utils.stores import fts5_writer
-        except ImportError as exc:
-            raise ImportError(
-                f"{name} writes an fts5: index for ingestion and lives in "
-                "klea_utils.stores.fts5_writer, which klea-ingest provides: "
-                "pip install klea-ingest"
-            ) from exc
-        return getattr(fts5_writer, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+async def awrite_fts5_chunks(
+    path: str | Path,
+    docs_with_ids: Iterable[tuple[str, Document]],
+    *,
+    batch_size: int = 500,
+    stemming: bool | None = None,
+) -> int:
+    """Index ``(chunk_id, document)`` pairs into the FTS5 index at ``path``.
+
+    A chunk id already present is replaced. Returns the number of chunks written.
+    ``stemming`` is :func:`open_fts5_store`'s: ``True`` builds a new index with
+    FTS5's Porter stemmer; an existing index must agree (``None`` follows it).
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    store = open_fts5_store(path, stemming=stemming)
+    written = 0
+    batch: list[SearchDocument] = []
+    try:
+        for record_id, doc in docs_with_ids:
+            batch.append(search_document(record_id, doc))
+            if len(batch) >= batch_size:
+                await store.index(batch)
+                written += len(batch)
+                batch = []
+        if batch:
+            await store.index(batch)
+            written += len(batch)
+    finally:
+        await store.aclose()
+    return written
+
+
+async def adelete_fts5_ids(path: str | Path, ids: Iterable[str]) -> None:
+    """Delete the chunks of ``ids`` from the FTS5 index at ``path`` (unknown ids ignored)."""
+    store = open_fts5_store(path)
+    try:
+        for record_id in ids:
+            await store.delete_record(record_id)
+    finally:
+        await store.aclose()
+
+
+def write_fts5_chunks(
+    path: str | Path,
+    docs_with_ids: Iterable[tuple[str, Document]],
+    *,
+    batch_size: int = 500,
+    stemming: bool | None = None,
+) -> int:
+    """Synchronous :func:`awrite_fts5_chunks` (do not call from a running event loop)."""
+    return asyncio.run(
+        awrite_fts5_chunks(path, docs_with_ids, batch_size=batch_size, stemming=stemming)
+    )
+
+
+def delete_fts5_ids(path: str | Path, ids: Iterable[str]) -> None:
+    """Synchronous :func:`adelete_fts5_ids` (do not call from a running event loop)."""
+    asyncio.run(adelete_fts5_ids(path, list(ids)))

@@ -266,9 +266,9 @@ def _access(args: SimpleNamespace) -> AccessPolicy:
 def _open(args: SimpleNamespace) -> KleaService:
     """Load the stores and models of ``args``; usage errors exit 2, failures exit 1."""
     from klea_utils.stores._retrieval.extras import import_extra
-    from klea_utils.stores._retrieval.store_args import retriever_config_from_args
     from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
     from klea_utils.stores.exceptions import KleaStoresError, MetadataFilterError, StoreConfigError
+    from klea_utils.stores.store_args import retriever_config_from_args
 
     try:
         import_extra("mcp", feature="klea-serve", extra="serve")

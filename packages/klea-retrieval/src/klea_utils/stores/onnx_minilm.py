@@ -11,6 +11,9 @@ vectors agree within cosine 0.999 (a test checks it).
 The cache folder is ``$KLEA_ONNX_CACHE`` when set, else ``$XDG_CACHE_HOME/klea/onnx``
 (``~/.cache/klea/onnx``). Exporting needs torch, transformers and onnx (all in
 ``klea-retrieval[huggingface]``); running needs only onnxruntime, tokenizers and numpy.
+
+Public: ``klea-stores-create`` (klea-ingest) exports the model after a build, so the first
+query is fast.
 """
 
 from __future__ import annotations

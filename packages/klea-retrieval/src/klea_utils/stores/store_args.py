@@ -12,6 +12,8 @@ Commands that query stores (``klea-retrieve``, ``klea-serve``) take them three w
 :func:`retriever_config_from_args` turns them into a validated ``RetrieverConfig`` and
 checks that every local store exists, so a wrong path is reported before a model loads.
 :func:`retrieve_command` writes the ``klea-retrieve`` command line for built stores.
+
+Public: ``klea-stores-create`` (klea-ingest) prints that line after a build.
 """
 
 from __future__ import annotations

@@ -1,4 +1,9 @@
-"""Person-name expansion for exact-membership filters, and its display-safe inverse."""
+"""Person-name expansion for exact-membership filters, and its display-safe inverse.
+
+Public: klea-ingest's metadata map expands names with it when chunks are stored, and
+retrieval shows them with :func:`display_person_names`; ``klea_utils.stores.utils``
+re-exports both under the seed's names.
+"""
 
 from __future__ import annotations
 

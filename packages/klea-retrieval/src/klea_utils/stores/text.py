@@ -1,4 +1,9 @@
-"""Text normalization shared by retrieval and ingestion (standard library only)."""
+"""Text normalization shared by retrieval and ingestion (public, standard library only).
+
+Chunks are normalized with :func:`normalize_text` when they are indexed (klea-ingest) and
+queries when they are searched (klea-retrieval), so both sides share one plain-text form;
+``klea_utils.stores.utils`` re-exports it under the seed's name.
+"""
 
 from __future__ import annotations
 
