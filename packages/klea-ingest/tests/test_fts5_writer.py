@@ -107,3 +107,43 @@ def test_a_new_index_stems_unless_told_and_an_old_one_keeps_its_tokenizer(tmp_pa
     again.add("b.md", "h2", [Document(id="b.md:0", page_content="Kinase assays.")])
     again.finish()
     assert _stems(tmp_path / "plain.sqlite") is False
+
+
+def test_an_index_built_before_the_list_keys_is_tagged_for_them(tmp_path):
+    import asyncio
+
+    from klea_utils.stores._ingest.store.fts5_corpus import Fts5IndexWriter
+    from klea_utils.stores.retrieval.fts5_index import FTS5_FACET_KEYS
+    from sci_etl_core.search import MetadataFilter
+    from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store, built_facet_keys
+
+    path = tmp_path / "index.sqlite"
+    tagged = Document(
+        id="a.md:0",
+        page_content="Soil genes.",
+        metadata={"file_name": "a.md", "tags": ["to-read"], "collections": ["Thesis"]},
+    )
+    Fts5IndexWriter(path, "papers", force=False).add("a.md", "h1", [tagged])
+    old_keys = ("authors", "file_name", "journal", "keywords", "year")
+
+    async def tag_only(keys: tuple[str, ...]) -> None:
+        store = AsyncSqliteFts5Store(path, facet_keys=keys)
+        try:
+            await store.rebuild_tags()  # as an index written before tags/collections was
+        finally:
+            await store.aclose()
+
+    asyncio.run(tag_only(old_keys))
+    assert built_facet_keys(path) == old_keys
+
+    Fts5IndexWriter(path, "papers", force=False).finish()
+    assert set(built_facet_keys(path) or ()) == set(FTS5_FACET_KEYS)
+
+    async def thesis() -> frozenset[str]:
+        store = AsyncSqliteFts5Store(path, facet_keys=FTS5_FACET_KEYS)
+        try:
+            return await store.filter_ids(None, [MetadataFilter("collections", {"Thesis"})])
+        finally:
+            await store.aclose()
+
+    assert asyncio.run(thesis()) == {"a.md:0"}

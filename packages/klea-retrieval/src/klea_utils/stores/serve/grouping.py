@@ -43,6 +43,7 @@ def _card(hit: dict[str, Any], rank: int) -> dict[str, Any]:
         "year": hit.get("year"),
         "journal": hit.get("journal"),
         "doi": hit.get("doi"),
+        "citekey": hit.get("citekey"),
         "pages": [],
         "hits": 0,
         "passages": [],

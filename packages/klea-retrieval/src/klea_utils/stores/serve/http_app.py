@@ -173,6 +173,7 @@ def build_app(
         author: Annotated[list[str] | None, Query()] = None,
         journal: Annotated[list[str] | None, Query()] = None,
         tag: Annotated[list[str] | None, Query()] = None,
+        collection: Annotated[list[str] | None, Query()] = None,
         any_words: bool | None = None,
         group: Literal["passage", "paper"] = "passage",
     ) -> dict[str, Any]:
@@ -186,6 +187,7 @@ def build_app(
             authors=author or [],
             journals=journal or [],
             tags=tag or [],
+            collections=collection or [],
         ).to_filters()
         try:
             return await service.search(
@@ -204,9 +206,11 @@ def build_app(
         except DocumentNotFoundError as exc:
             raise HTTPException(status_code=404, detail=str(exc)) from exc
 
-    @app.get("/api/facets", summary="Papers per year, author, journal, tag")
+    @app.get("/api/facets", summary="Papers per year, author, journal, tag, collection")
     async def facets(
-        key: Annotated[list[Literal["year", "author", "journal", "tag"]] | None, Query()] = None,
+        key: Annotated[
+            list[Literal["year", "author", "journal", "tag", "collection"]] | None, Query()
+        ] = None,
         q: str | None = None,
     ) -> dict[str, Any]:
         """Counts over every paper, or over the papers matching ``q``."""

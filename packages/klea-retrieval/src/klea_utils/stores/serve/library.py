@@ -32,8 +32,10 @@ __all__ = [
     "load_library",
 ]
 
-FACET_KEYS = ("year", "author", "journal", "tag")
-"""Facets the service counts: one count per paper holding the value."""
+FACET_KEYS = ("year", "author", "journal", "tag", "collection")
+"""Facets the service counts: one count per paper holding the value. ``tag`` counts a
+paper's ``keywords`` and ``tags`` (a reference manager's tags), ``collection`` its
+``collections`` (a Zotero library's)."""
 
 _TAG_KEYS = ("keywords", "tags")
 
@@ -53,14 +55,20 @@ def _authors(metadata: dict[str, Any]) -> list[str]:
     return [authors] if isinstance(authors, str) and authors else []
 
 
+def _values(metadata: dict[str, Any], key: str) -> list[str]:
+    value = metadata.get(key)
+    if isinstance(value, list):
+        return [str(v) for v in value if isinstance(v, str | int) and not isinstance(v, bool)]
+    return [value] if isinstance(value, str) and value else []
+
+
 def _tags(metadata: dict[str, Any]) -> list[str]:
-    for key in _TAG_KEYS:
-        value = metadata.get(key)
-        if isinstance(value, list):
-            return [str(v) for v in value if isinstance(v, str | int)]
-        if isinstance(value, str) and value:
-            return [value]
-    return []
+    return list(dict.fromkeys(v for key in _TAG_KEYS for v in _values(metadata, key)))
+
+
+def _citekey(metadata: dict[str, Any]) -> str | None:
+    key = metadata.get("citekey")
+    return key.strip() if isinstance(key, str) and key.strip() else None
 
 
 def _int(value: Any) -> int | None:
@@ -95,6 +103,8 @@ def display_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
         "headings": [h for h in metadata.get("headings") or [] if isinstance(h, str)],
         "pages": _pages(metadata),
         "tags": _tags(metadata),
+        "collections": _values(metadata, "collections"),
+        "citekey": _citekey(metadata),
     }
 
 
@@ -106,6 +116,8 @@ def facet_values(shown: dict[str, Any], key: str) -> list[str]:
         return list(shown["authors"])
     if key == "journal":
         return [shown["journal"]] if isinstance(shown["journal"], str) else []
+    if key == "collection":
+        return list(shown["collections"])
     return list(shown["tags"])
 
 

@@ -55,6 +55,9 @@ class SearchFilterArgs(BaseModel):
     authors: list[str] = Field(default_factory=list, description="Any of these authors.")
     journals: list[str] = Field(default_factory=list, description="Any of these journals.")
     tags: list[str] = Field(default_factory=list, description="Any of these tags/keywords.")
+    collections: list[str] = Field(
+        default_factory=list, description="Any of these collections (a Zotero library's)."
+    )
 
     def to_filters(self) -> SearchFilters:
         """As the search backend's filters."""
@@ -64,6 +67,7 @@ class SearchFilterArgs(BaseModel):
             tuple(self.authors),
             tuple(self.journals),
             tuple(self.tags),
+            tuple(self.collections),
         )
 
 
@@ -159,14 +163,14 @@ def build_mcp_server(service: KleaService) -> MCPServer:
     @server.tool()
     async def facets(
         keys: Annotated[
-            list[Literal["year", "author", "journal", "tag"]] | None,
-            Field(description="Facets to count (default all four)."),
+            list[Literal["year", "author", "journal", "tag", "collection"]] | None,
+            Field(description="Facets to count (default all five)."),
         ] = None,
         query: Annotated[
             str | None, Field(description="Count only the papers matching this query.")
         ] = None,
     ) -> dict[str, Any]:
-        """Counts of papers per year, author, journal and tag, most frequent first.
+        """Counts of papers per year, author, journal, tag and collection, most frequent first.
 
         Returns `papers` (how many were counted) and `facets`: for each key a list of
         {value, count}.

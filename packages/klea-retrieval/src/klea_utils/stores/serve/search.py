@@ -49,13 +49,14 @@ def question_query(text: str) -> str | None:
 
 @dataclass(frozen=True)
 class SearchFilters:
-    """Facet filters of a search: a year range and values of author, journal and tag."""
+    """Facet filters of a search: a year range and values of author, journal, tag, collection."""
 
     year_from: int | None = None
     year_to: int | None = None
     authors: tuple[str, ...] = ()
     journals: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
+    collections: tuple[str, ...] = ()
 
     def to_store_filters(self, facet_keys: frozenset[str]) -> list[SearchFilter]:
         """The sci-etl-search filters for an index tagging ``facet_keys``.
@@ -66,7 +67,11 @@ class SearchFilters:
         wanted: list[tuple[str, SearchFilter]] = []
         if self.year_from is not None or self.year_to is not None:
             wanted.append(("year", RangeFilter("year", low=self.year_from, high=self.year_to)))
-        for key, values in (("authors", self.authors), ("journal", self.journals)):
+        for key, values in (
+            ("authors", self.authors),
+            ("journal", self.journals),
+            ("collections", self.collections),
+        ):
             if values:
                 wanted.append((key, MetadataFilter(key, frozenset(values))))
         if self.tags:

@@ -18,7 +18,10 @@ existing index and builds a new one with FTS5's Porter stemmer
 (:data:`NEW_INDEX_STEMMING`), ``True`` or ``False`` chooses.
 An explicit choice that an existing index was not built with is applied by
 :meth:`Fts5IndexWriter.finish`, which re-tokenizes the stored chunks, so the index never
-stays refusing queries.
+stays refusing queries. ``finish`` also tags an index built before a facet key joined
+:data:`~klea_utils.stores.retrieval.fts5_index.FTS5_FACET_KEYS` (``tags`` and
+``collections``, for reference-manager records) for the missing keys, from the stored
+metadata, so filters and facets on them work without a rebuild.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from klea_utils.stores._ingest.store.manifest import (
     sidecar_path,
 )
 from klea_utils.stores.ingest_exceptions import IngestError
-from klea_utils.stores.retrieval.fts5_index import open_fts5_store
+from klea_utils.stores.retrieval.fts5_index import FTS5_FACET_KEYS, open_fts5_store
 from langchain_core.documents import Document
 
 _SQLITE_SUFFIXES = ("", "-wal", "-shm", "-journal")
@@ -154,9 +157,30 @@ class Fts5IndexWriter:
         re-read from the sources. Nothing happens when ``stemming`` is ``None`` or no
         index file exists.
         """
-        if self.stemming is None or not self.path.exists():
+        if not self.path.exists():
+            return False
+        self._tag_new_facet_keys()
+        if self.stemming is None:
             return False
         return asyncio.run(self._apply_stemming(self.stemming))
+
+    def _tag_new_facet_keys(self) -> None:
+        """Tag the index for the facet keys it was built without (from stored metadata)."""
+        from sci_etl_core.search.store_sqlite_fts5 import built_facet_keys
+
+        built = built_facet_keys(self.path)
+        missing = sorted(set(FTS5_FACET_KEYS) - set(built or ()))
+        if built is None or not missing:
+            return
+        _log.info("%s: tagging the FTS5 index for %s", self.path, ", ".join(missing))
+        asyncio.run(self._rebuild_tags())
+
+    async def _rebuild_tags(self) -> None:
+        store = open_fts5_store(self.path)
+        try:
+            await store.rebuild_tags()
+        finally:
+            await store.aclose()
 
     async def _apply_stemming(self, stemming: bool) -> bool:
         store = open_fts5_store(self.path, stemming=stemming)

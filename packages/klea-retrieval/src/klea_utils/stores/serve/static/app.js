@@ -15,7 +15,8 @@ const el = (tag, attrs = {}, ...children) => {
   return node;
 };
 
-const state = { q: "", mode: "", year_from: "", year_to: "", author: [], journal: [], doc: "" };
+const state = { q: "", mode: "", year_from: "", year_to: "", author: [], journal: [], tag: [], collection: [], doc: "" };
+const FACETS = ["author", "journal", "tag", "collection"];  // each a list in state and a search parameter
 
 function readUrl() {
   const p = new URLSearchParams(location.search);
@@ -23,16 +24,14 @@ function readUrl() {
   state.mode = p.get("mode") || "";
   state.year_from = p.get("year_from") || "";
   state.year_to = p.get("year_to") || "";
-  state.author = p.getAll("author");
-  state.journal = p.getAll("journal");
+  for (const key of FACETS) state[key] = p.getAll(key);
   state.doc = p.get("doc") || "";
 }
 
 function writeUrl(push = true) {
   const p = new URLSearchParams();
   for (const key of ["q", "mode", "year_from", "year_to", "doc"]) if (state[key]) p.set(key, state[key]);
-  for (const a of state.author) p.append("author", a);
-  for (const j of state.journal) p.append("journal", j);
+  for (const key of FACETS) for (const v of state[key]) p.append(key, v);
   const url = `${location.pathname}?${p}`;
   if (push) history.pushState(null, "", url);
   else history.replaceState(null, "", url);
@@ -84,6 +83,7 @@ function byline(hit) {
   if (hit.authors && hit.authors.length) parts.push(hit.authors.join(", "));
   if (hit.year) parts.push(String(hit.year));
   if (hit.journal) parts.push(hit.journal);
+  if (hit.citekey) parts.push(`[@${hit.citekey}]`);
   if (hit.pages && hit.pages.length) parts.push(hit.pages.length > 1 ? `pp. ${hit.pages[0]}–${hit.pages[hit.pages.length - 1]}` : `p. ${hit.pages[0]}`);
   return parts.join(" · ");
 }
@@ -130,6 +130,7 @@ function paperByline(paper) {
   }
   if (paper.year) parts.push(String(paper.year));
   if (paper.journal) parts.push(paper.journal);
+  if (paper.citekey) parts.push(`[@${paper.citekey}]`);
   const pages = pagesLabel(paper.pages);
   if (pages) parts.push(pages);
   return parts.join(" · ");
@@ -196,12 +197,11 @@ function facetList(key, values, selected) {
 }
 
 async function renderFacets() {
-  const params = new URLSearchParams([["key", "author"], ["key", "journal"], ["key", "year"]]);
+  const params = new URLSearchParams([...FACETS, "year"].map((key) => ["key", key]));
   if (state.q) params.set("q", state.q);
   try {
     const result = await api(`/api/facets?${params}`);
-    facetList("author", result.facets.author, state.author);
-    facetList("journal", result.facets.journal, state.journal);
+    for (const key of FACETS) facetList(key, result.facets[key], state[key]);
   } catch (error) { /* a malformed query already shows its caret */ }
 }
 
@@ -257,8 +257,7 @@ async function run() {
   }
   const params = new URLSearchParams({ q: state.q, limit: "10", group: "paper" });
   for (const key of ["mode", "year_from", "year_to"]) if (state[key]) params.set(key, state[key]);
-  for (const a of state.author) params.append("author", a);
-  for (const j of state.journal) params.append("journal", j);
+  for (const key of FACETS) for (const v of state[key]) params.append(key, v);
   $("#status").textContent = "Searching…";
   let result;
   try {
@@ -326,7 +325,7 @@ for (const id of ["#year-from", "#year-to"]) {
   });
 }
 $("#clear-filters").addEventListener("click", () => {
-  Object.assign(state, { year_from: "", year_to: "", author: [], journal: [] });
+  Object.assign(state, { year_from: "", year_to: "", author: [], journal: [], tag: [], collection: [] });
   writeUrl(); run();
 });
 $("#back").addEventListener("click", () => { state.doc = ""; writeUrl(); run(); $("#results").focus(); });
