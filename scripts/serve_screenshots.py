@@ -41,10 +41,6 @@ def start_server(workdir: Path, port: int) -> subprocess.Popen[bytes]:
         str(Path(sys.executable).with_name("klea-serve")),
         "--stores-config",
         str(workdir / "stores.json"),
-        "--fts5-index",
-        str(workdir / "papers-fts5.sqlite"),
-        "--vectors",
-        str(workdir / "papers-vectors.sqlite"),
         "--port",
         str(port),
     ]

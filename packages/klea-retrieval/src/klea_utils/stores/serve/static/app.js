@@ -141,9 +141,10 @@ function passageItem(passage) {
   const where = [pagesLabel(passage.pages), passage.headings.length ? passage.headings[passage.headings.length - 1] : ""]
     .filter(Boolean).join(" · ");
   if (where) item.append(el("p", { class: "where" }, where));
-  for (const snippet of passage.snippets) {
-    if (snippet.text) item.append(el("p", { class: "snippet" }, highlighted(snippet.text, snippet.highlights)));
-  }
+  // the card names the title already: a passage shows its title snippet only when alone
+  const texts = passage.snippets.filter((s) => s.text);
+  const shown = texts.some((s) => s.field !== "title") ? texts.filter((s) => s.field !== "title") : texts;
+  for (const snippet of shown) item.append(el("p", { class: "snippet" }, highlighted(snippet.text, snippet.highlights)));
   const legs = [];
   if (passage.lexical_rank) legs.push(`lexical #${passage.lexical_rank}`);
   if (passage.semantic_rank) legs.push(`semantic #${passage.semantic_rank}`);
