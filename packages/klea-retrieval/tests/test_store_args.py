@@ -175,6 +175,13 @@ locations = st.text(
 ).map(lambda t: "/" + t)
 
 
+def test_a_bm25_store_whose_file_name_is_blank_is_named_by_its_location():
+    # Found by the round-trip property below: the name was the blank file name (a
+    # pydantic ValidationError, not a usage error).
+    assert parse_bm25_store_arg("fts5:/ ").name == "/ "
+    assert parse_bm25_store_arg("fts5:/ ").path == "fts5:/ "
+
+
 @given(collections, st.sampled_from(["chroma", "qdrant", "pgvector"]), locations)
 def test_vector_store_args_round_trip_through_the_printed_command(collection, scheme, location):
     uri = f"{scheme}:{location}"

@@ -99,7 +99,8 @@ def parse_bm25_store_arg(text: str, name: str | None = None) -> BM25StoreInfo:
         location = StoreURI.bm25(text).location
     except StoreConfigError:
         raise StoreArgsError(f"--bm25-store {text!r}: expected a file path or fts5:PATH") from None
-    return BM25StoreInfo(name=name or Path(location).name or location, path=text)
+    file_name = Path(location).name
+    return BM25StoreInfo(name=name or (file_name if file_name.strip() else location), path=text)
 
 
 def _unique_names(stores: list[BM25StoreInfo]) -> list[BM25StoreInfo]:
