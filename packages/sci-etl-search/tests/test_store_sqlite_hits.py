@@ -20,6 +20,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sci_etl_core.exceptions import SearchQueryError
+from sci_etl_core.search._sqlite_hits import split_snippet
 from sci_etl_core.search.compile_fts5 import to_match_expression
 from sci_etl_core.search.filters import (
     SNIPPET_CLOSE,
@@ -114,3 +115,22 @@ def test_hits_are_those_of_one_statement(
     expected = one_statement(path, match, limit)
     assume(expected is not None)
     assert found(hits) == expected
+
+
+@given(
+    st.lists(
+        st.one_of(st.sampled_from([SNIPPET_OPEN, SNIPPET_CLOSE]), st.text(max_size=4)), max_size=12
+    )
+)
+def test_split_snippet_is_split_markers(parts: list[str]) -> None:
+    raw = "".join(parts)
+    assert split_snippet(raw) == split_markers(raw)
+
+
+def test_split_snippet_reads_fts5_output() -> None:
+    o, c = SNIPPET_OPEN, SNIPPET_CLOSE
+    assert split_snippet(f"{o}Dark{c} matter in {o}dark{c} halos") == (
+        "Dark matter in dark halos",
+        ((0, 4), (15, 19)),
+    )
+    assert split_snippet(f"a {o}{c}b") == ("a b", ())
