@@ -279,3 +279,25 @@ def test_csl_json_as_zotero_and_pandoc_export_it(tmp_path: Path) -> None:
     preprint = entries["tanaka2024attention"]
     assert preprint.authors == ("Yuki Tanaka Jr.",)
     assert (preprint.year, preprint.arxiv, preprint.journal) == (2024, "2401.01234", "arXiv")
+
+
+def test_the_command_line_names_a_bad_library_before_converting_anything(tmp_path: Path) -> None:
+    from klea_utils.stores.cli import app
+    from typer.testing import CliRunner
+
+    source = tmp_path / "papers"
+    source.mkdir()
+    (source / "a.md").write_text("# A paper\n\nText.\n", encoding="utf-8")
+    bad = tmp_path / "library.bib"
+    bad.write_text("not a bibliography\n", encoding="utf-8")
+    runner = CliRunner()
+    result = runner.invoke(app, ["chunk", str(source), "--bib", str(bad)])
+    assert result.exit_code == 1
+    assert f"{bad}: no BibTeX entry could be read" in result.output
+    assert not (source / ".klea-cache").exists()  # nothing was converted
+    missing = runner.invoke(app, ["build", str(source), "--store", "chroma:s", "--collection",
+                                  "c", "--bib", str(tmp_path / "none.bib")])  # fmt: skip
+    assert missing.exit_code == 2
+    no_zotero = runner.invoke(app, ["chunk", str(source), "--zotero", str(tmp_path)])
+    assert no_zotero.exit_code == 1
+    assert "no zotero.sqlite here" in no_zotero.output
