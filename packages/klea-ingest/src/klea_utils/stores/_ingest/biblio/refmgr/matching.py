@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -34,6 +34,7 @@ MIN_TITLE_WORDS_IN_TEXT = 4
 occurs in too many papers and is compared with the extracted title only."""
 
 _OVERLAP = 0.8  # share of a title's words that must occur at the top before it is compared
+_EXTRACTED_OVERLAP = 0.5  # share of its words a title must have in the extracted title
 
 
 def _path_key(path: str) -> str:
@@ -53,16 +54,24 @@ def _same_size(file_path: Path, attached: Path) -> bool:
         return True
 
 
-def _ratio(left: str, right: str) -> float:
-    return SequenceMatcher(None, left, right, autojunk=False).ratio()
+def _ratio(left: str, right: str, floor: float) -> float:
+    """difflib's ratio of the two strings, or 0 when its cheap upper bounds are below
+    ``floor`` (the full ratio costs milliseconds per pair)."""
+    matcher = SequenceMatcher(None, left, right, autojunk=False)
+    if matcher.real_quick_ratio() < floor or matcher.quick_ratio() < floor:
+        return 0.0
+    return matcher.ratio()
 
 
-def title_similarity(title: str, extracted_title: str, head_words: list[str]) -> float:
+def title_similarity(
+    title: str, extracted_title: str, head_words: list[str], floor: float = 0.0
+) -> float:
     """How alike an entry's folded ``title`` is to the file's (0-1): the better of the
-    extracted title and the best run of as many words at the top of its text."""
+    extracted title and the best run of as many words at the top of its text. A
+    similarity under ``floor`` may be given as 0."""
     if not title:
         return 0.0
-    best = _ratio(title, extracted_title) if extracted_title else 0.0
+    best = _ratio(title, extracted_title, floor) if extracted_title else 0.0
     words = title.split()
     if len(words) < MIN_TITLE_WORDS_IN_TEXT or not head_words:
         return best
@@ -73,7 +82,8 @@ def title_similarity(title: str, extracted_title: str, head_words: list[str]) ->
     for start in range(max(1, len(head_words) - width + 1)):
         if head_words[start] not in words[:2] and start + 1 < len(head_words):
             continue  # a window worth comparing starts with one of the title's first words
-        best = max(best, _ratio(title, " ".join(head_words[start : start + width])))
+        window = " ".join(head_words[start : start + width])
+        best = max(best, _ratio(title, window, max(floor, best)))
     return best
 
 
@@ -98,6 +108,30 @@ class EntryIndex:
         self.by_name = {name: found[0] for name, found in names.items() if len(found) == 1}
         """Attachments by file name, for the names only one entry attaches."""
         self.titles = [(normalize_title(e.title), e) for e in self.entries if e.title]
+        self.title_words: dict[str, list[int]] = defaultdict(list)
+        """The titles each (folded) word occurs in, by position in :attr:`titles`."""
+        for position, (folded, _) in enumerate(self.titles):
+            for word in set(folded.split()):
+                self.title_words[word].append(position)
+
+    def _shared_words(self, words: set[str]) -> Counter[int]:
+        counts: Counter[int] = Counter()
+        for word in words:
+            counts.update(self.title_words.get(word, ()))
+        return counts
+
+    def _title_candidates(self, extracted: str, head_words: list[str]) -> list[int]:
+        """Titles that share enough words with the extracted title or the top of the text
+        to be worth a similarity (a 0.9 ratio needs most of the words)."""
+        found: set[int] = set()
+        for counts, share in (
+            (self._shared_words(set(extracted.split())), _EXTRACTED_OVERLAP),
+            (self._shared_words(set(head_words)), _OVERLAP),
+        ):
+            for position, shared in counts.items():
+                if shared >= share * len(set(self.titles[position][0].split())):
+                    found.add(position)
+        return sorted(found)
 
     def _by_attachment(self, file_path: Path) -> ReferenceEntry | None:
         for candidate in (str(file_path), str(file_path.resolve())):
@@ -113,8 +147,9 @@ class EntryIndex:
         extracted = normalize_title(title)
         head_words = normalize_title(head_text).split()[:HEAD_WORDS]
         best: tuple[ReferenceEntry, float] | None = None
-        for folded, entry in self.titles:
-            score = title_similarity(folded, extracted, head_words)
+        for position in self._title_candidates(extracted, head_words):
+            folded, entry = self.titles[position]
+            score = title_similarity(folded, extracted, head_words, TITLE_MATCH_THRESHOLD)
             if score >= TITLE_MATCH_THRESHOLD and (best is None or score > best[1]):
                 best = (entry, score)
         return best
