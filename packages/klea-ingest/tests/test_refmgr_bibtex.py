@@ -249,7 +249,14 @@ ZOTERO_CSL = [
         ],
         "issued": {"date-parts": [["2024", 3, 1]]},
         "citation-key": "kowalska2024surface",
-    }
+    },
+    {
+        "id": "http://zotero.org/users/local/7Hk1yxmA/items/WQ8Z4W2V",
+        "type": "paper-conference",
+        "title": "The surface code on real devices",
+        "author": [{"family": "Iyer", "given": "Ravi"}],
+        "issued": {"date-parts": [[2023]]},
+    },
 ]
 
 PANDOC_CSL = [
@@ -276,6 +283,7 @@ def test_csl_json_as_zotero_and_pandoc_export_it(tmp_path: Path) -> None:
     assert qd.authors == ("Marta Kowalska", "Jan van der Berg", "IBM Quantum")
     assert (qd.year, qd.journal, qd.volume, qd.pages) == (2024, "Quantum Devices", "7", "101-117")
     assert qd.keywords == ("quantum", "to-read")
+    assert "iyer_surface_2023" in entries  # Zotero's URI id gives way to Zotero's key form
     preprint = entries["tanaka2024attention"]
     assert preprint.authors == ("Yuki Tanaka Jr.",)
     assert (preprint.year, preprint.arxiv, preprint.journal) == (2024, "2401.01234", "arXiv")

@@ -36,7 +36,8 @@ def _library(tmp_path: Path) -> Path:
                 ("editor", "Ed", "Itor"),
             ],
             tags=["to-read", "quantum"],
-            collections=["Thesis", "Error correction"],
+            collections=["Thesis", "Error correction", "Old drafts"],
+            deleted_collections=["Old drafts"],
             attachments=[
                 Attachment("8QF2KX7A", "storage:Kowalska - 2024 - Surface code.pdf", source=pdf)
             ],
@@ -96,7 +97,7 @@ def test_items_with_their_creators_fields_tags_collections_and_attachments(
     assert paper.doi == "10.5555/QD.2024.003"
     assert paper.abstract == "We show logical errors fall below threshold."
     assert paper.tags == paper.keywords == ("to-read", "quantum")
-    assert paper.collections == ("Error correction", "Thesis")
+    assert paper.collections == ("Error correction", "Thesis")  # not the trashed one
     stored = folder / "storage" / "8QF2KX7A" / "Kowalska - 2024 - Surface code.pdf"
     assert paper.attachments == (str(stored),)
     assert stored.is_file()

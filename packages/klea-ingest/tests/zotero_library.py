@@ -60,6 +60,8 @@ CREATE TABLE collectionItems (
     PRIMARY KEY (collectionID, itemID));
 CREATE TABLE deletedItems (itemID INTEGER PRIMARY KEY,
     dateDeleted DEFAULT CURRENT_TIMESTAMP NOT NULL);
+CREATE TABLE deletedCollections (collectionID INTEGER PRIMARY KEY,
+    dateDeleted DEFAULT CURRENT_TIMESTAMP NOT NULL);
 """
 
 ITEM_TYPES = {
@@ -100,6 +102,7 @@ class Item:
     attachments: Sequence[Attachment] = ()
     notes: Sequence[str] = ()
     deleted: bool = False
+    deleted_collections: Sequence[str] = ()
 
 
 class _Writer:
@@ -179,6 +182,11 @@ class _Writer:
             self.db.execute("INSERT INTO itemNotes VALUES (?, ?, ?, '')", (note_id, item_id, note))
         if item.deleted:
             self.db.execute("INSERT INTO deletedItems (itemID) VALUES (?)", (item_id,))
+        for name in item.deleted_collections:
+            self.db.execute(
+                "INSERT OR IGNORE INTO deletedCollections (collectionID) VALUES (?)",
+                (self.collection_id(name),),
+            )
 
     def attach(self, parent: int, attachment: Attachment) -> None:
         attachment_id = self.new_item("attachment", attachment.key)

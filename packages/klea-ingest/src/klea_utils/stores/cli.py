@@ -363,6 +363,11 @@ def build(
 
     def step() -> None:
         references = load_references(bib, zotero, logger)
+        if references is not None and metadata_map:
+            logger.warning(
+                "--bib/--zotero fill the template; --metadata-map %s is used as it is",
+                metadata_map,
+            )
         builder = make_builder(
             old_model or model,
             logger,

@@ -12,7 +12,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._ingest.biblio.refmgr.fields import clean_doi, split_words_list, year_of
+from klea_utils.stores._ingest.biblio.refmgr.fields import (
+    clean_doi,
+    generated_key,
+    split_words_list,
+    year_of,
+)
 from klea_utils.stores._ingest.biblio.refmgr.identifiers import normalize_arxiv
 from klea_utils.stores.ingest_exceptions import ReferenceLibraryError
 from klea_utils.stores.references import ReferenceEntry
@@ -78,8 +83,21 @@ def _keywords(value: Any) -> tuple[str, ...]:
     return split_words_list(value) if isinstance(value, str) else ()
 
 
+def _key_from_id(item: dict[str, Any], index: int) -> str:
+    """The item's ``id`` when it is a citation key; Zotero's export ids are URIs
+    (``http://zotero.org/users/local/x/items/KEY``), which get Zotero's key form instead."""
+    item_id = _text(item, "id")
+    if item_id and "/" not in item_id and " " not in item_id:
+        return item_id
+    authors = item.get("author")
+    first = authors[0] if isinstance(authors, list) and authors else {}
+    last = str(first.get("family") or first.get("literal") or "") if isinstance(first, dict) else ""
+    key = generated_key(last, _text(item, "title"), _year(item.get("issued")))
+    return key if key != "item" else f"item{index + 1}"
+
+
 def _entry(item: dict[str, Any], index: int, path: Path) -> ReferenceEntry:
-    key = _text(item, "citation-key", "citation_key", "id") or f"item{index + 1}"
+    key = _text(item, "citation-key", "citation_key") or _key_from_id(item, index)
     keywords = _keywords(item.get("keyword"))
     url = _text(item, "URL", "url")
     doi = clean_doi(_text(item, "DOI", "doi"))

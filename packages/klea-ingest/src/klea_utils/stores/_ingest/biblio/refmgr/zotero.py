@@ -4,8 +4,9 @@ Zotero holds its database locked while it runs, so the database is copied to a t
 folder and the copy opened read-only. Items come from Zotero 7's tables: ``items`` with
 their type (``itemTypes``), fields (``itemData``, ``fields``, ``itemDataValues``),
 creators (``itemCreators``, ``creators``, ``creatorTypes``), ``tags``/``itemTags``,
-``collections``/``collectionItems`` and child attachments (``itemAttachments``); items in
-the trash (``deletedItems``), notes, annotations and attachments themselves are left out.
+``collections``/``collectionItems`` and child attachments (``itemAttachments``); items and
+collections in the trash (``deletedItems``, ``deletedCollections``), notes, annotations and
+attachments themselves are left out.
 
 Attachment paths: ``storage:NAME`` is ``storage/<attachment key>/NAME``; a linked file is
 absolute, or ``attachments:REL`` relative to Zotero's linked-attachment base folder (a
@@ -21,14 +22,13 @@ import re
 import shutil
 import sqlite3
 import tempfile
-import unicodedata
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from klea_utils.stores._ingest.biblio.refmgr.fields import clean_doi, year_of
+from klea_utils.stores._ingest.biblio.refmgr.fields import clean_doi, generated_key, year_of
 from klea_utils.stores._ingest.biblio.refmgr.identifiers import normalize_arxiv
 from klea_utils.stores.ingest_exceptions import ReferenceLibraryError
 from klea_utils.stores.references import ReferenceEntry
@@ -52,10 +52,11 @@ _TRASH_SQL = "AND i.itemID NOT IN (SELECT itemID FROM deletedItems)"
 _TAGS_SQL = "SELECT it.itemID, t.name FROM itemTags AS it JOIN tags AS t ON t.tagID = it.tagID"
 _COLLECTIONS_SQL = (
     "SELECT ci.itemID, c.collectionName FROM collectionItems AS ci "
-    "JOIN collections AS c ON c.collectionID = ci.collectionID ORDER BY c.collectionName"
+    "JOIN collections AS c ON c.collectionID = ci.collectionID {trash} "
+    "ORDER BY c.collectionName"
 )
+_COLLECTION_TRASH_SQL = "WHERE c.collectionID NOT IN (SELECT collectionID FROM deletedCollections)"
 _BBT_SQL = "SELECT itemKey, citationKey FROM citationkey"
-_STOP_WORDS = {"a", "an", "the", "on", "of", "in", "and", "for", "to", "with"}
 
 
 @contextmanager
@@ -159,17 +160,6 @@ def _better_bibtex_keys(zotero_dir: Path) -> dict[str, str]:
         return {}
 
 
-def _ascii_word(value: str) -> str:
-    folded = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9_]", "", folded.casefold().replace(" ", "_"))
-
-
-def _generated_key(people: list[tuple[str, str, str]], title: str, year: int | None) -> str:
-    last = _ascii_word(people[0][2]) if people else ""
-    words = [w for w in (_ascii_word(t) for t in title.split()) if w and w not in _STOP_WORDS]
-    return "_".join(p for p in (last, words[0] if words else "", str(year or "")) if p) or "item"
-
-
 def _citekey(fields: dict[str, str], bbt: str | None) -> str:
     if fields.get("citationKey"):
         return fields["citationKey"].strip()
@@ -197,12 +187,14 @@ class _Rows:
 def _read_rows(database: Path, zotero_dir: Path) -> _Rows:
     try:
         with _read_only_copy(database) as db:
+            tables = _tables(db)
+            trash = _COLLECTION_TRASH_SQL if "deletedCollections" in tables else ""
             return _Rows(
-                items=_items(db, _tables(db)),
+                items=_items(db, tables),
                 fields=_fields(db),
                 creators=_creators(db),
                 tags=_grouped(db, _TAGS_SQL),
-                collections=_grouped(db, _COLLECTIONS_SQL),
+                collections=_grouped(db, _COLLECTIONS_SQL.format(trash=trash)),
                 attachments=_attachments(db, zotero_dir),
             )
     except sqlite3.Error as exc:
@@ -263,7 +255,8 @@ def read_zotero(zotero_dir: Path) -> list[ReferenceEntry]:
         data = rows.fields.get(item_id, {})
         year = year_of(data.get("date"))
         people = rows.creators.get(item_id, [])
-        base = _citekey(data, bbt.get(key)) or _generated_key(people, data.get("title", ""), year)
+        last = people[0][2] if people else ""
+        base = _citekey(data, bbt.get(key)) or generated_key(last, data.get("title", ""), year)
         citekey, suffix = base, 1
         while citekey in taken:
             suffix += 1
