@@ -244,3 +244,16 @@ def test_a_stem_title_gives_way_to_a_heading_that_is_no_section_name(tmp_path: P
     )
     doc_meta = extract_metadata(path, doc)
     assert doc_meta["title"] == "Soil genes after drought"
+
+
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("Authors: Sinha, Ankur; van der Berg, Jan", ["Ankur Sinha", "Jan van der Berg"]),
+        ("Author(s): Smith, J. R. and Doe, K.", ["J. R. Smith", "K. Doe"]),
+        ("By Jane Doe, John Roe, Jr.", ["Jane Doe", "John Roe Jr."]),
+        ("Authors: Ana Ortiz1, Liam Chen2*", ["Ana Ortiz", "Liam Chen"]),
+    ],
+)
+def test_an_authors_line_is_read_in_either_name_order(line: str, names: list[str]) -> None:
+    assert rx.find_authors(f"A Title Here\n{line}\nAbstract\n") == names

@@ -21,7 +21,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from klea_utils.stores._ingest.biblio.name_parsing import ends_with_initial, join_name_parts
+from klea_utils.stores._ingest.biblio.name_parsing import (
+    ends_with_initial,
+    is_suffix,
+    join_name_parts,
+    split_people,
+)
 
 HEAD_CHARS = 3000
 """Characters from the start of a document scanned for DOI, keywords, authors and URLs."""
@@ -202,7 +207,7 @@ def _name_items(line: str) -> list[str]:
     items = []
     for part in parts:
         item = " ".join(part.split()).strip(_TRAILING.replace(".", "") + " ")
-        if item.endswith(".") and not ends_with_initial(item):
+        if item.endswith(".") and not ends_with_initial(item) and not is_suffix(item):
             item = item.rstrip(".")  # a full stop, not an initial's dot
         if item.strip("."):
             items.append(item)
@@ -380,11 +385,15 @@ def looks_like_name(value: str) -> bool:
 
 
 def find_authors(text: str) -> list[str]:
-    """Return names from the first ``Authors:``/``By`` line whose items all look like names."""
+    """Return names from the first ``Authors:``/``By`` line whose items all look like names.
+
+    The line is read as a byline first (names with affiliation markers), then as an
+    author field in ``Last, First`` order (``Authors: Sinha, Ankur; van der Berg, Jan``).
+    """
     for match in AUTHORS_RE.finditer(text):
-        names = _names(match.group(1))
-        if names and all(looks_like_name(n) for n in names):
-            return names
+        for names in (_names(match.group(1)), split_people(clean_name_text(match.group(1)))):
+            if names and all(looks_like_name(n) for n in names):
+                return names
     return []
 
 
