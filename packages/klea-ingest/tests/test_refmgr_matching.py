@@ -76,6 +76,14 @@ def test_the_order_is_attachment_doi_arxiv_title(tmp_path: Path) -> None:
     )
 
 
+def test_a_cited_doi_or_arxiv_id_further_down_is_not_the_file_s(tmp_path: Path) -> None:
+    text = (
+        "A paper outside the library\ndoi:10.7777/own.2020.1\n"
+        "As shown before (doi:10.5555/gm.2023.101; arXiv:2309.00001, arXiv:2401.01234) ..."
+    )
+    assert LIBRARY.match(tmp_path / "x.pdf", head_text=text).how is None
+
+
 def test_title_similarity_and_its_threshold(tmp_path: Path) -> None:
     ocr = "Journal of Materials 12 (2017)\nThermal conductivty of suspended graphene\nOleg Petrov"
     match = LIBRARY.match(tmp_path / "scan.pdf", head_text=ocr)

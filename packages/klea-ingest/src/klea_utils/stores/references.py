@@ -7,8 +7,8 @@ matched to an entry (:meth:`ReferenceLibrary.match`), in this order:
 
 1. attachment: the entry's attached file is this file (same absolute path, or the same
    file name when only one entry in the library attaches a file of that name);
-2. doi: a DOI in the file's extracted metadata or the top of its text is the entry's;
-3. arxiv: an arXiv id in the file's name or text is the entry's;
+2. doi: the file's extracted DOI, or the first DOI at the top of its text, is the entry's;
+3. arxiv: the arXiv id in the file's name, or the first one in its text, is the entry's;
 4. title: the entry's title and the file's extracted title, or a run of words at the top
    of its text, are at least :data:`TITLE_MATCH_THRESHOLD` alike.
 

@@ -162,10 +162,11 @@ class EntryIndex:
         entry = self._by_attachment(file_path)
         if entry is not None:
             return FileMatch(entry, "attachment")
-        for doi in [*(normalize_doi(d) for d in dois), *find_dois(head_text)]:
+        # Only the first DOI and arXiv id of the text: later ones are usually cited works.
+        for doi in [*(normalize_doi(d) for d in dois), *find_dois(head_text)[:1]]:
             if doi and doi in self.by_doi:
                 return FileMatch(self.by_doi[doi], "doi")
-        for arxiv in [arxiv_in_name(file_path.stem), *find_arxiv_ids(head_text)]:
+        for arxiv in [arxiv_in_name(file_path.stem), *find_arxiv_ids(head_text)[:1]]:
             if arxiv and arxiv in self.by_arxiv:
                 return FileMatch(self.by_arxiv[arxiv], "arxiv")
         found = self._by_title(title, head_text)
