@@ -120,7 +120,7 @@ def test_hostile_metadata_and_text_show_as_text(browser, server, bypass_csp):
         browser, server.url + "/?q=heatshock&mode=lexical", bypass_csp=bypass_csp
     )
     try:
-        page.wait_for_selector("#status:has-text('result')")
+        page.wait_for_selector("#hits .hit h3 a")
         page.wait_for_selector("#facet-journal li")
         hits = page.locator("#hits").inner_text()
         assert TITLE in hits
@@ -154,11 +154,11 @@ def test_the_page_asks_for_the_token_once_per_tab(browser, locked_server):
         page.wait_for_selector("#token-dialog[open] label:has-text('refused')")
         page.fill("#token-input", TOKEN)
         page.keyboard.press("Enter")
-        page.wait_for_selector("#status:has-text('result')")
+        page.wait_for_selector("#hits .hit h3 a")
         assert TITLE in page.locator("#hits").inner_text()
         assert page.evaluate("sessionStorage.getItem('klea-serve-token')") == TOKEN
         page.reload()
-        page.wait_for_selector("#status:has-text('result')")
+        page.wait_for_selector("#hits .hit h3 a")
         assert page.locator("#token-dialog").count() == 0
         assert (dialogs, errors, page.evaluate("window.__violations")) == ([], [], [])
     finally:
