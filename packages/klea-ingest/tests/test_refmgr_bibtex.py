@@ -204,6 +204,19 @@ def test_every_file_field_form(value: str, paths: list[str]) -> None:
     assert split_file_field(value) == paths
 
 
+def test_crossref_entries_inherit_from_their_proceedings(tmp_path: Path) -> None:
+    text = (
+        "@inproceedings{lind2019, author = {Lind, Sara}, title = {Term saturation},\n"
+        "  pages = {1--9}, crossref = {sigir2019}}\n"
+        "@proceedings{sigir2019, title = {Proceedings of {SIGIR} 2019}, year = 2019,\n"
+        "  publisher = {ACM}}\n"
+    )
+    entry = _read(tmp_path, "crossref.bib", text)["lind2019"]
+    assert (entry.title, entry.journal, entry.year, entry.pages) == (
+        "Term saturation", "Proceedings of SIGIR 2019", 2019, "1–9",
+    )  # fmt: skip
+
+
 def test_a_broken_entry_is_named_and_skipped(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

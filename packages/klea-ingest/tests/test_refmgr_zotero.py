@@ -39,7 +39,8 @@ def _library(tmp_path: Path) -> Path:
             collections=["Thesis", "Error correction", "Old drafts"],
             deleted_collections=["Old drafts"],
             attachments=[
-                Attachment("8QF2KX7A", "storage:Kowalska - 2024 - Surface code.pdf", source=pdf)
+                Attachment("8QF2KX7A", "storage:Kowalska - 2024 - Surface code.pdf", source=pdf),
+                Attachment("OLDCOPY1", "storage:old.pdf", source=pdf, deleted=True),
             ],
             notes=["<p>Read section 3 again</p>"],
         ),

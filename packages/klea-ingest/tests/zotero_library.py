@@ -87,6 +87,7 @@ class Attachment:
     source: Path | None = None
     link_mode: int = LINK_IMPORTED_FILE
     content_type: str = "application/pdf"
+    deleted: bool = False
 
 
 @dataclass
@@ -195,6 +196,8 @@ class _Writer:
             "VALUES (?, ?, ?, ?, ?)",
             (attachment_id, parent, attachment.link_mode, attachment.content_type, attachment.path),
         )
+        if attachment.deleted:
+            self.db.execute("INSERT INTO deletedItems (itemID) VALUES (?)", (attachment_id,))
         if attachment.source is not None and attachment.path.startswith("storage:"):
             target = self.folder / "storage" / attachment.key / attachment.path[8:]
             target.parent.mkdir(parents=True, exist_ok=True)

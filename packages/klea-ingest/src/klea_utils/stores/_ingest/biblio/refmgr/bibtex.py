@@ -125,10 +125,24 @@ def read_bibtex(path: Path) -> list[ReferenceEntry]:
     if not blocks and text.strip():
         raise ReferenceLibraryError(path, "no BibTeX entry could be read (is it a .bib file?)")
     base_dir = path.resolve().parent
+    blocks.sort(key=lambda b: b.start_line or 0)
+    values = {str(b.key).casefold(): _field_values(b, strings) for b in blocks}
     entries = []
-    for block in sorted(blocks, key=lambda b: b.start_line or 0):
+    for block in blocks:
         origin = f"{path} line {(block.start_line or 0) + 1} ({block.key})"
-        entries.append(
-            entry_from_fields(block.key, _field_values(block, strings), origin, base_dir)
-        )
+        fields = _with_crossref(values[str(block.key).casefold()], values)
+        entries.append(entry_from_fields(block.key, fields, origin, base_dir))
     return entries
+
+
+def _with_crossref(fields: dict[str, str], values: dict[str, dict[str, str]]) -> dict[str, str]:
+    """``fields`` with what its ``crossref`` entry adds (BibTeX's inheritance: every field
+    the entry lacks, and the parent's title as ``booktitle``)."""
+    parent = values.get(fields.get("crossref", "").strip().casefold())
+    if parent is None:
+        return fields
+    inherited = {k: v for k, v in parent.items() if k not in ("crossref", "file")}
+    if "title" in parent:
+        inherited.setdefault("booktitle", parent["title"])
+        del inherited["title"]
+    return {**inherited, **fields}

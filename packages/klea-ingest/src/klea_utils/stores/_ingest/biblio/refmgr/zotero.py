@@ -137,12 +137,12 @@ def _attachment_path(zotero_dir: Path, key: str, path: str) -> str:
     return path.removeprefix("attachments:")
 
 
-def _attachments(db: sqlite3.Connection, zotero_dir: Path) -> dict[int, list[str]]:
+def _attachments(db: sqlite3.Connection, zotero_dir: Path, trash: str) -> dict[int, list[str]]:
     out: dict[int, list[str]] = defaultdict(list)
     rows = db.execute(
         "SELECT a.parentItemID, i.key, a.path FROM itemAttachments AS a "
         "JOIN items AS i ON i.itemID = a.itemID "
-        "WHERE a.parentItemID IS NOT NULL AND a.path IS NOT NULL ORDER BY a.itemID"
+        f"WHERE a.parentItemID IS NOT NULL AND a.path IS NOT NULL {trash} ORDER BY a.itemID"
     )
     for parent, key, path in rows:
         out[int(parent)].append(_attachment_path(zotero_dir, str(key), str(path)))
@@ -195,7 +195,9 @@ def _read_rows(database: Path, zotero_dir: Path) -> _Rows:
                 creators=_creators(db),
                 tags=_grouped(db, _TAGS_SQL),
                 collections=_grouped(db, _COLLECTIONS_SQL.format(trash=trash)),
-                attachments=_attachments(db, zotero_dir),
+                attachments=_attachments(
+                    db, zotero_dir, _TRASH_SQL if "deletedItems" in tables else ""
+                ),
             )
     except sqlite3.Error as exc:
         raise ReferenceLibraryError(database, f"not a readable Zotero database ({exc})") from exc
