@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from docling_core.types.doc import DocItemLabel, DoclingDocument
+from hypothesis import given
+from hypothesis import strategies as st
 from klea_utils.stores._ingest.biblio import biblio_regex as rx
 from klea_utils.stores._ingest.convert.conversion import Converter
 from klea_utils.stores._ingest.pdf.ocr import tesseract_available
@@ -257,3 +259,28 @@ def test_a_stem_title_gives_way_to_a_heading_that_is_no_section_name(tmp_path: P
 )
 def test_an_authors_line_is_read_in_either_name_order(line: str, names: list[str]) -> None:
     assert rx.find_authors(f"A Title Here\n{line}\nAbstract\n") == names
+
+
+GIVEN_NAMES = st.sampled_from(["Maya", "Tom", "Ana", "Liam", "Ines", "Kofi", "J.", "A. B."])
+SURNAMES = st.sampled_from(["Gupta", "Becker", "Ortiz", "Chen", "Moreau", "Mensah", "Okafor"])
+JOURNALS = st.sampled_from(
+    ["Genome Methods", "Journal of Galactic Studies", "Ocean Ecology", "Neuroscience Reports"]
+)
+
+
+@given(
+    st.lists(st.tuples(GIVEN_NAMES, SURNAMES), min_size=1, max_size=4),
+    st.sampled_from([", ", " and "]),
+    JOURNALS,
+    st.integers(1900, 2029),
+    st.sampled_from(["", ".", ". doi:10.5555/x.1", "; 12(3):4-9"]),
+)
+def test_a_byline_gives_its_names_and_its_venue_apart(
+    people: list[tuple[str, str]], separator: str, journal: str, year: int, tail: str
+) -> None:
+    names = [f"{given} {surname}" for given, surname in people]
+    line = f"{separator.join(names)}. {journal}, {year}{tail}"
+    byline = rx.parse_byline(line)
+    assert byline is not None
+    assert (byline.authors, byline.journal, byline.year) == (names, journal, year)
+    assert rx.author_names(line) == names

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from klea_utils.stores._ingest.biblio.name_parsing import (
     ends_with_initial,
+    is_initials,
     is_suffix,
     join_name_parts,
     split_people,
@@ -380,8 +381,9 @@ def organisation_name(line: str) -> str | None:
 
 
 def looks_like_name(value: str) -> bool:
-    """Whether ``value`` looks like a person's name (2-4 capitalized words)."""
-    return bool(_NAME_RE.match(value.strip())) and len(value) <= 60
+    """Whether ``value`` looks like a person's name (2-4 capitalized words, not all initials)."""
+    value = value.strip()
+    return bool(_NAME_RE.match(value)) and len(value) <= 60 and not is_initials(value)
 
 
 def find_authors(text: str) -> list[str]:

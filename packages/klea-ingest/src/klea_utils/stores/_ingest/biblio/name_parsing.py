@@ -30,7 +30,7 @@ _SUFFIXES = frozenset(
 )
 _PARTICLE_WORDS = "van von der den de da di du del della dos das le la ten ter bin ibn al el zu y"
 _PARTICLES = frozenset(_PARTICLE_WORDS.split())
-_INITIALS_RE = re.compile(r"^(?:[^\W\d_]{1,2}\.?-?\s*)+$")
+_INITIALS_RE = re.compile(r"^(?:[^\W\d_]{1,2}\.-?\s*)+$")  # J. / J.R. / J.-P. / Th.
 _LIST_SPLIT = re.compile(r"\s*(?:\band\b|&|\u00b7|\u2022|\|)\s*", re.IGNORECASE)
 
 
@@ -59,10 +59,9 @@ def is_suffix(text: str) -> bool:
 def is_initials(text: str) -> bool:
     """Whether ``text`` is only dotted initials (``J.``, ``J. R.``, ``J.-P.``).
 
-    The dot is required: ``Li`` or ``Wu`` is a name, ``UK`` a country.
+    The dot is required: ``Li`` or ``Wu`` is a name, ``UK`` a country; ``Jr.`` is a suffix.
     """
-    text = text.strip()
-    return bool(text) and "." in text and bool(_INITIALS_RE.match(text))
+    return bool(_INITIALS_RE.match(text.strip())) and not is_suffix(text)
 
 
 def _is_given(text: str) -> bool:
