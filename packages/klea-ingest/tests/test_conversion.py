@@ -181,11 +181,14 @@ def test_converter_errors_name_the_file(offline: None, tmp_path: Path) -> None:
 def test_ocr_without_tesseract_names_the_package(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The model-free PDF path: a scan whose pages need OCR, with no tesseract on PATH.
+    from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
+
     scan = write_scanned_pdf(tmp_path / "scan.pdf", ["TEXT"])
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     assert not _ocr.tesseract_available()
-    with pytest.raises(OcrUnavailableError, match="tesseract-ocr") as info:
-        _ocr.ocr_pdf(scan)
+    with pytest.raises(OcrUnavailableError, match=r"page\(s\) 1 need OCR.*tesseract-ocr") as info:
+        convert_pdf_offline(scan, do_ocr=True)
     assert info.value.path == scan
 
 

@@ -35,9 +35,9 @@ from klea_utils.stores._ingest.chunking.sentences import split_sentences
 from klea_utils.stores._ingest.chunking.token_counter import (
     TokenCounter,
     load_token_counter,
-    packaged_minilm_path,
 )
 from klea_utils.stores._ingest.convert.conversion import Converter
+from klea_utils.stores.packaged_minilm import packaged_minilm_path
 from realpapers import DATA, needs_data
 
 Shape = tuple[str, tuple[str, ...] | None, tuple[str, ...]]

@@ -1,4 +1,4 @@
-"""Metadata-map template, loading, per-chunk resolution and the store metadata policy."""
+"""Metadata-map template, loading and per-chunk resolution; the seed name of the store policy."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from klea_utils.stores.ingest_exceptions import MetadataMapError
 from klea_utils.stores.metadata_map import (
-    _apply_store_metadata_policy,
     candidate_chains,
     file_entry_for,
     fold_chunk_metadata,
@@ -112,54 +111,13 @@ def test_load_missing_map(tmp_path: Path) -> None:
         load_metadata_map(tmp_path / "nope.json")
 
 
-def test_store_policy() -> None:
-    meta = {
-        "title": "T",
-        "authors": ["Ankur Sinha"],
-        "_metadata_complete": True,
-        "_sources": {"title": "x"},
-        "source_path": "/x",
-        "source_type": "pdf",
-        "source_url": "u",
-        "year": 2020,
-        "empty": "",
-        "none": None,
-        "nested": {"a": 1},
-        "mixed": [1, "a"],
-        "empty_list": [],
-        "keywords": ["a", "b"],
-        "custom": "kept",
-    }
-    out = _apply_store_metadata_policy(meta)
-    # Seed: "researcher-curated keys pass through unmodified".
-    assert out == {
-        "title": "T",
-        "authors": ["Ankur Sinha", "ankur sinha", "Ankur", "Sinha", "ankur", "sinha"],
-        "year": 2020,
-        "empty": "",
-        "none": None,
-        "nested": {"a": 1},
-        "mixed": [1, "a"],
-        "empty_list": [],
-        "keywords": ["a", "b"],
-        "custom": "kept",
-    }
-    assert _apply_store_metadata_policy({"title": None}) == {"title": None}
+def test_the_seed_name_of_the_store_policy_is_the_metadata_module_s() -> None:
+    # The seed documents klea_utils.stores.ingestion._apply_store_metadata_policy; the policy
+    # lives beside the key sets (klea_utils.stores.metadata), tested in klea-retrieval.
+    from klea_utils.stores import ingestion, metadata
 
-
-_names = st.lists(
-    st.from_regex(r"[A-Z][a-z]{1,6}( [A-Z][a-z]{1,6}){0,2}", fullmatch=True), max_size=4
-)
-_values = st.one_of(
-    st.none(), st.text(max_size=5), st.integers(), st.lists(st.text(max_size=3), max_size=3)
-)
-
-
-@given(authors=_names, extra=st.dictionaries(st.text(min_size=1, max_size=6), _values, max_size=5))
-def test_store_policy_is_idempotent(authors: list[str], extra: dict) -> None:
-    once = _apply_store_metadata_policy({**extra, "authors": authors})
-    assert _apply_store_metadata_policy(once) == once
-    assert not any(k.startswith("_") for k in once)
+    assert ingestion._apply_store_metadata_policy is metadata.apply_store_metadata_policy
+    assert "_apply_store_metadata_policy" in ingestion.__all__
 
 
 @given(st.lists(st.sampled_from(["A", "B", "C", "D"]), max_size=5))

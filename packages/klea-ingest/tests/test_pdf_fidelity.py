@@ -191,14 +191,14 @@ def test_every_item_and_chunk_carries_its_pages() -> None:
 
 
 def test_pages_survive_store_policy_serialization_and_search_records() -> None:
-    from klea_utils.stores.metadata_map import _apply_store_metadata_policy
+    from klea_utils.stores.metadata import apply_store_metadata_policy
     from klea_utils.stores.retrieval.fts5_index import search_document
     from klea_utils.stores.utils import serialize_reference_material
     from langchain_core.documents import Document
 
     meta = {"file_name": "a.pdf", "file_hash": "0" * 64, "headings": ["Intro"]}
     doc = Document(page_content="text", metadata={**meta, "page_start": 7, "page_end": 8})
-    stored = _apply_store_metadata_policy(dict(doc.metadata))
+    stored = apply_store_metadata_policy(dict(doc.metadata))
     assert (stored["page_start"], stored["page_end"]) == (7, 8)
     text = serialize_reference_material({"d": [(doc, 1.0)]})
     assert "(Intro) [pp. 7-8]" in text

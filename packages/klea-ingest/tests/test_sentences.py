@@ -27,8 +27,8 @@ from klea_utils.stores._ingest.chunking.text_segments import segment_text
 from klea_utils.stores._ingest.chunking.token_counter import (
     TokenCounter,
     load_token_counter,
-    packaged_minilm_path,
 )
+from klea_utils.stores.packaged_minilm import packaged_minilm_path
 
 
 @cache

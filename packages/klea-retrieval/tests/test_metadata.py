@@ -1,8 +1,11 @@
-"""Tests of the stored-metadata schema constants."""
+"""Tests of the stored-metadata schema constants and the store-write policy."""
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
 from klea_utils.stores import metadata as m
+from klea_utils.stores.metadata import apply_store_metadata_policy
 
 
 def test_seed_values() -> None:
@@ -45,3 +48,53 @@ def test_key_policies() -> None:
     assert m.is_dropped_key("_sources")
     assert m.is_dropped_key("source_url")
     assert not m.is_dropped_key("url")
+
+
+def test_store_policy() -> None:
+    meta = {
+        "title": "T",
+        "authors": ["Ankur Sinha"],
+        "_metadata_complete": True,
+        "_sources": {"title": "x"},
+        "source_path": "/x",
+        "source_type": "pdf",
+        "source_url": "u",
+        "year": 2020,
+        "empty": "",
+        "none": None,
+        "nested": {"a": 1},
+        "mixed": [1, "a"],
+        "empty_list": [],
+        "keywords": ["a", "b"],
+        "custom": "kept",
+    }
+    out = apply_store_metadata_policy(meta)
+    # Seed: "researcher-curated keys pass through unmodified".
+    assert out == {
+        "title": "T",
+        "authors": ["Ankur Sinha", "ankur sinha", "Ankur", "Sinha", "ankur", "sinha"],
+        "year": 2020,
+        "empty": "",
+        "none": None,
+        "nested": {"a": 1},
+        "mixed": [1, "a"],
+        "empty_list": [],
+        "keywords": ["a", "b"],
+        "custom": "kept",
+    }
+    assert apply_store_metadata_policy({"title": None}) == {"title": None}
+
+
+_names = st.lists(
+    st.from_regex(r"[A-Z][a-z]{1,6}( [A-Z][a-z]{1,6}){0,2}", fullmatch=True), max_size=4
+)
+_values = st.one_of(
+    st.none(), st.text(max_size=5), st.integers(), st.lists(st.text(max_size=3), max_size=3)
+)
+
+
+@given(authors=_names, extra=st.dictionaries(st.text(min_size=1, max_size=6), _values, max_size=5))
+def test_store_policy_is_idempotent(authors: list[str], extra: dict) -> None:
+    once = apply_store_metadata_policy({**extra, "authors": authors})
+    assert apply_store_metadata_policy(once) == once
+    assert not any(k.startswith("_") for k in once)

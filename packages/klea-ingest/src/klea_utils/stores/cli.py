@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from klea_utils.stores._ingest.cli_logging import configure_logging
 from klea_utils.stores._ingest.cli_options import (
     APP_HELP,
     DEFAULT_MODEL,
@@ -54,12 +55,7 @@ from klea_utils.stores._ingest.cli_options import (
     load_references,
     make_builder,
 )
-from klea_utils.stores._ingest.cli_report import (
-    configure_logging,
-    finish_store,
-    query_hint,
-    run_step,
-)
+from klea_utils.stores._ingest.cli_report import finish_store, query_hint, run_step
 
 __all__ = ["app", "main"]
 

@@ -31,7 +31,8 @@ from klea_utils.stores._ingest.store.collection_lock import collection_lock
 from klea_utils.stores._ingest.store.folded_results import FoldedResults
 from klea_utils.stores.chunk_cache import ChunkCache
 from klea_utils.stores.chunk_worker import DEFAULT_WORKER_MEM_LIMIT, ChunkWorkerConfig
-from klea_utils.stores.metadata_map import _apply_store_metadata_policy, write_heading_template
+from klea_utils.stores.metadata import apply_store_metadata_policy
+from klea_utils.stores.metadata_map import write_heading_template
 from klea_utils.stores.store_writer import (
     DEFAULT_EMBED_BATCH_SIZE,
     StoreSummary,
@@ -49,8 +50,11 @@ __all__ = [
     "DEFAULT_EMBED_BATCH_SIZE",
     "DEFAULT_WORKER_MEM_LIMIT",
     "StoresBuilder",
-    "_apply_store_metadata_policy",  # the seed documents it here; it lives in metadata_map
+    "_apply_store_metadata_policy",  # the seed documents it here; it lives in metadata
 ]
+
+_apply_store_metadata_policy = apply_store_metadata_policy
+"""The seed's name for :func:`klea_utils.stores.metadata.apply_store_metadata_policy`."""
 
 
 class StoresBuilder:

@@ -13,8 +13,8 @@ shorter suffixes and prefixes of it. An empty ``{}`` falls through to the next c
 The chunk gets ``{**DEFAULT, **match}``. Heading keys are compared after Unicode, whitespace
 and case normalization, so a hand-edited key still matches.
 
-Before anything is stored, internal keys (a leading ``_``) and provenance keys are removed
-and person names expanded; every other value is kept as it is.
+What is stored is decided afterwards, by the store-write policy next to the metadata key
+sets (:func:`klea_utils.stores.metadata.apply_store_metadata_policy`).
 """
 
 from __future__ import annotations
@@ -29,18 +29,12 @@ from typing import Any
 from klea_utils.stores._ingest.atomic import atomic_write_json
 from klea_utils.stores.ingest_exceptions import MetadataMapError
 from klea_utils.stores.layout import CACHE_DIR_NAME, TEMPLATE_FILE_NAME
-from klea_utils.stores.metadata import (
-    MACHINE_SET_METADATA_KEYS,
-    PERSON_NAME_FILTER_FIELDS,
-    STORE_DROPPED_METADATA_KEYS,
-)
-from klea_utils.stores.person_names import expand_person_names
+from klea_utils.stores.metadata import MACHINE_SET_METADATA_KEYS
 from klea_utils.stores.text import normalize_text
 
 __all__ = [
     "DEFAULT_KEY",
     "HEADING_SEPARATOR",
-    "_apply_store_metadata_policy",
     "candidate_chains",
     "fold_chunk_metadata",
     "heading_key",
@@ -212,28 +206,3 @@ def file_entry_for(
             f"(run 'klea-stores-create map-lint' to list every missing file)"
         )
     return entry
-
-
-def _apply_store_metadata_policy(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the metadata a chunk is stored with.
-
-    Keys starting with ``_`` and the provenance keys
-    (:data:`~klea_utils.stores.metadata.STORE_DROPPED_METADATA_KEYS`) are dropped; person-name
-    fields (:data:`~klea_utils.stores.metadata.PERSON_NAME_FILTER_FIELDS`) are expanded with
-    :func:`~klea_utils.stores.utils.expand_person_names` (idempotent, so re-applying is
-    safe). Everything else, researcher-curated keys included, passes through unmodified:
-    ``None``, nested objects, empty and mixed lists too. A backend that cannot hold such a
-    value gets it encoded losslessly and decodes it on the way out (Chroma:
-    ``klea_utils.stores._retrieval.chroma``); Qdrant, PGVector, the BM25 corpus and the
-    FTS5 index hold JSON values as they are.
-    """
-    out: dict[str, Any] = {}
-    for key, value in metadata.items():
-        if not isinstance(key, str) or key.startswith("_") or key in STORE_DROPPED_METADATA_KEYS:
-            continue
-        if key in PERSON_NAME_FILTER_FIELDS and isinstance(value, list | tuple):
-            value = expand_person_names(list(value))
-        elif key in PERSON_NAME_FILTER_FIELDS and isinstance(value, str):
-            value = expand_person_names([value])
-        out[key] = value
-    return out

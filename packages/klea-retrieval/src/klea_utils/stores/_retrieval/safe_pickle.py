@@ -11,7 +11,6 @@ opcodes of their own and need no names at all.
 
 from __future__ import annotations
 
-import io
 import pickle
 from typing import IO, Any
 
@@ -64,8 +63,3 @@ class CorpusUnpickler(pickle.Unpickler):
 def safe_load(handle: IO[bytes]) -> Any:
     """Load one pickle from ``handle`` with :class:`CorpusUnpickler`."""
     return CorpusUnpickler(handle).load()
-
-
-def safe_loads(data: bytes) -> Any:
-    """Load one pickle from ``data`` with :class:`CorpusUnpickler`."""
-    return safe_load(io.BytesIO(data))

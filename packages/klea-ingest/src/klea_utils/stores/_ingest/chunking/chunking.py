@@ -26,9 +26,9 @@ from klea_utils.stores._ingest.chunking.doc_chunker import StructureChunker
 from klea_utils.stores._ingest.chunking.text_segments import segment_text
 from klea_utils.stores._ingest.chunking.token_counter import (
     load_token_counter,
-    packaged_minilm_path,
 )
 from klea_utils.stores.ingest_exceptions import ChunkBudgetError
+from klea_utils.stores.packaged_minilm import packaged_minilm_path
 from langchain_core.documents import Document
 
 __all__ = [

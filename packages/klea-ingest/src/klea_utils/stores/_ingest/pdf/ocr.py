@@ -1,8 +1,9 @@
-"""Offline OCR for scanned PDFs: pypdfium2 renders each page, the ``tesseract`` CLI reads it.
+"""Offline OCR of a PDF page: pypdfium2 renders it, the ``tesseract`` CLI reads it.
 
-Used when a PDF needs OCR and Docling's own OCR pipeline cannot run (its layout models are
-not installed). The result is a :class:`~docling_core.types.doc.DoclingDocument` with one
-text item per paragraph, so it chunks like any other conversion.
+Used by the model-free PDF path (:mod:`klea_utils.stores._ingest.pdf.offline_pdf`) for the
+pages whose text layer is missing or unreadable: :func:`ocr_page_lines` returns the page's
+lines with their boxes, so an OCRed page goes through the same structure rebuild as any
+other. Whether OCR can run at all is :func:`tesseract_available`.
 """
 
 from __future__ import annotations
@@ -18,13 +19,12 @@ from typing import Any
 
 from klea_utils.stores._ingest.pdf.ocr_orientation import read_upright
 from klea_utils.stores._ingest.pdf.text_scripts import join_words
-from klea_utils.stores.ingest_exceptions import ConversionError, OcrUnavailableError
+from klea_utils.stores.ingest_exceptions import ConversionError
 
 __all__ = [
     "OCR_RENDER_SCALE",
     "TESSERACT_PACKAGE",
     "ocr_page_lines",
-    "ocr_pdf",
     "tesseract_available",
 ]
 
@@ -55,60 +55,6 @@ def _read_page(image_path: Path, pdf_path: Path, page_no: int, language: str, *e
         detail = done.stderr.strip().splitlines()[-1:] or ["no message"]
         raise ConversionError(pdf_path, f"tesseract failed on page {page_no}: {detail[0]}")
     return done.stdout
-
-
-def _paragraphs(text: str) -> list[str]:
-    blocks = [" ".join(block.split()) for block in text.split("\n\n")]
-    return [b for b in blocks if b]
-
-
-def ocr_pdf_pages(path: Path, *, language: str = "eng") -> list[list[str]]:
-    """OCR every page of the PDF at ``path``; return each page's paragraphs.
-
-    Raises:
-        OcrUnavailableError: ``tesseract`` is not installed (names the package).
-        ConversionError: The PDF cannot be rendered or tesseract fails on a page.
-    """
-    if not tesseract_available():
-        raise OcrUnavailableError(
-            path,
-            "this PDF needs OCR (it has no text layer) but the `tesseract` command is not "
-            f"installed; install the `{TESSERACT_PACKAGE}` package (e.g. `apt-get install "
-            f"{TESSERACT_PACKAGE}`) or provide Docling's models via an artifacts path",
-        )
-    import pypdfium2 as pdfium
-
-    try:
-        pdf = pdfium.PdfDocument(str(path))
-    except Exception as exc:  # pypdfium2 raises its own PdfiumError
-        raise ConversionError(path, f"cannot open PDF for OCR: {exc}") from exc
-    pages: list[list[str]] = []
-    try:
-        with tempfile.TemporaryDirectory(prefix="klea-ocr-") as tmp:
-            for index in range(len(pdf)):
-                image = pdf[index].render(scale=OCR_RENDER_SCALE).to_pil().convert("L")
-                image_path = Path(tmp) / f"page-{index + 1}.png"
-                image.save(image_path)
-                pages.append(_paragraphs(_read_page(image_path, path, index + 1, language)))
-                image_path.unlink()
-    finally:
-        pdf.close()
-    return pages
-
-
-def ocr_pdf(path: Path, *, language: str = "eng") -> object:
-    """OCR the PDF at ``path`` into a ``DoclingDocument`` (one text item per paragraph)."""
-    from docling_core.types.doc.base import Size
-    from docling_core.types.doc.document import DoclingDocument
-    from docling_core.types.doc.labels import DocItemLabel
-
-    pages = ocr_pdf_pages(path, language=language)
-    doc = DoclingDocument(name=Path(path).stem)
-    for page_no, paragraphs in enumerate(pages, start=1):
-        doc.add_page(page_no=page_no, size=Size(width=595, height=842))
-        for para in paragraphs:
-            doc.add_text(label=DocItemLabel.TEXT, text=para, orig=para)
-    return doc
 
 
 _BIDI_MARKS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")

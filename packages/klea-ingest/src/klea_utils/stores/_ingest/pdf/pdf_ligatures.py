@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Protocol
 
-from klea_utils.stores._ingest.chunking.token_counter import packaged_minilm_path
+from klea_utils.stores.packaged_minilm import packaged_minilm_path
 
 __all__ = ["LIGATURES", "known_word", "repair_ligatures", "vote"]
 

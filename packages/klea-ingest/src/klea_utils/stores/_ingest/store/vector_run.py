@@ -10,17 +10,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from klea_utils.stores._ingest.store.manifest import StoreManifest, chunk_ids, chunks_digest
 from klea_utils.stores._ingest.store.store_check import current_ids, missing_ids
 from klea_utils.stores._ingest.store.store_progress import StoreProgress
+from klea_utils.stores._ingest.store.summary import StoreSummary
 from klea_utils.stores.ingest_exceptions import SourceLayoutError
-from klea_utils.stores.metadata_map import _apply_store_metadata_policy
+from klea_utils.stores.metadata import apply_store_metadata_policy
 from langchain_core.documents import Document
-
-if TYPE_CHECKING:
-    from klea_utils.stores.store_writer import StoreSummary
 
 __all__ = ["VectorRun", "close_store", "named_files", "stored_docs"]
 
@@ -46,7 +44,7 @@ def stored_docs(file_name: str, docs: list[Document]) -> list[Document]:
     ids = chunk_ids(file_name, len(docs))
     return [
         Document(
-            id=i, page_content=d.page_content, metadata=_apply_store_metadata_policy(d.metadata)
+            id=i, page_content=d.page_content, metadata=apply_store_metadata_policy(d.metadata)
         )
         for i, d in zip(ids, docs, strict=True)
     ]
