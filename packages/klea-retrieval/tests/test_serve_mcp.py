@@ -62,6 +62,7 @@ def session(stores_config):
         ("retrieve", {"query": "x", "domains": ["nope"]}),
         ("retrieve", {"query": "x", "k": 0}),
         ("search", {"query": "x", "filters": {"year_from": 2020, "year_to": 2000}}),
+        ("search", {"query": "golgi OR cells OR cerebellum", "group": "paper"}),
     ]
     log = stores_config.with_name("server.log")
     with log.open("w+", encoding="utf-8") as errlog:
@@ -107,6 +108,14 @@ def test_search_with_snippets_and_the_located_error(session):
     error = malformed.structured_content["error"]
     assert error["position"] == 10
     assert error["caret"].endswith("\n          ^")
+
+
+def test_search_grouped_by_paper(session):
+    result = session[1][9].structured_content
+    assert result["hits"] == []
+    [paper] = result["papers"]
+    assert (paper["file"], paper["hits"]) == ("sinha2021.pdf", 2)
+    assert {p["record_id"] for p in paper["passages"]} == {"sinha2021.pdf:0", "sinha2021.pdf:1"}
 
 
 def test_get_document_and_facets(session):

@@ -131,6 +131,13 @@ def build_mcp_server(service: KleaService) -> MCPServer:
         ] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_K, description="Hits to return.")] = 10,
         filters: SearchFilterArgs | None = None,
+        group: Annotated[
+            Literal["passage", "paper"],
+            Field(
+                description="`paper`: one entry per paper (its best passages under it), "
+                "`limit` papers; `passage`: one hit per passage."
+            ),
+        ] = "passage",
     ) -> dict[str, Any]:
         """Boolean or hybrid search over the FTS5 index, with highlighted snippets.
 
@@ -138,6 +145,9 @@ def build_mcp_server(service: KleaService) -> MCPServer:
         `snippets` with [start, end) highlight offsets), the query's `chips`, and `error`:
         null, or for a malformed query its `message`, `position`, `token` and `caret`
         line (the query with ^ under the fault); a malformed query is not an exception.
+        With `group="paper"`, `papers` instead of `hits`: each with file, title, the
+        first three authors and `authors_total`, year, journal, the pages of its hits,
+        and `passages`, its best hits.
         """
         try:
             return await service.search(
@@ -145,6 +155,7 @@ def build_mcp_server(service: KleaService) -> MCPServer:
                 mode=mode,
                 limit=limit,
                 filters=filters.to_filters() if filters else None,
+                group=group,
             )
         except (ValueError, LookupError) as exc:
             raise ToolError(str(exc)) from exc
