@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
+from klea_utils.stores._ingest.pdf.pdf_chars import PdfChar
 from klea_utils.stores._ingest.pdf.pdf_ligatures import LIGATURES, repair_ligatures, vote
-from klea_utils.stores._ingest.pdf.pdf_lines import _Char
 from realpapers import DATA, needs_data
 
 pytestmark = pytest.mark.timeout(600)
@@ -57,9 +57,9 @@ def _chars(words: list[str], face: int = 1, x: float = 0.0) -> list[Any]:
     out: list[Any] = []
     for word in words:
         for ch in word:
-            out.append(_Char(ch, x, x + 5, 100, 90, 10, 0, face))
+            out.append(PdfChar(ch, x, x + 5, 100, 90, 10, 0, face))
             x += 5
-        out.append(_Char(" ", 0, 0, 0, 0, 0, -1))
+        out.append(PdfChar(" ", 0, 0, 0, 0, 0, -1))
         x += 3
     return out
 

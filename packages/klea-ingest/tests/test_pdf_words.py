@@ -240,23 +240,23 @@ _ACCENT_CHARS = "\u00b4\u00a8\u02c6\u00b8`~"
 @st.composite
 def _glyph_rows(draw: st.DrawFn) -> list[Any]:
     """A line of letters and accent glyphs at random places, with generated blanks."""
-    from klea_utils.stores._ingest.pdf.pdf_lines import _Char
+    from klea_utils.stores._ingest.pdf.pdf_chars import PdfChar
 
     chars: list[Any] = []
     x = 0.0
     for _ in range(draw(st.integers(1, 25))):
         kind = draw(st.sampled_from(["letter", "letter", "accent", "blank"]))
         if kind == "blank":
-            chars.append(_Char(" ", 0, 0, 0, 0, 0, -1))
+            chars.append(PdfChar(" ", 0, 0, 0, 0, 0, -1))
             continue
         if kind == "accent":
             left = draw(st.floats(-10, x + 10))
             top = draw(st.floats(80, 110))
             text = draw(st.sampled_from(_ACCENT_CHARS))
-            chars.append(_Char(text, left, left + 2, top + 2, top, 10, 0))
+            chars.append(PdfChar(text, left, left + 2, top + 2, top, 10, 0))
             continue
         text = draw(st.sampled_from("aeiouncgzı"))
-        chars.append(_Char(text, x, x + 5, 100, 95, 10, 0))
+        chars.append(PdfChar(text, x, x + 5, 100, 95, 10, 0))
         x += draw(st.floats(5, 9))
     return chars
 
@@ -265,7 +265,7 @@ def _glyph_rows(draw: st.DrawFn) -> list[Any]:
 def test_attaching_accents_never_loses_a_letter_or_an_accent(chars: list[Any]) -> None:
     import unicodedata
 
-    from klea_utils.stores._ingest.pdf.pdf_lines import _attach_accents
+    from klea_utils.stores._ingest.pdf.pdf_accents import attach_accents
 
     def letters(text: str) -> str:
         decomposed = unicodedata.normalize("NFD", text)
@@ -273,7 +273,7 @@ def test_attaching_accents_never_loses_a_letter_or_an_accent(chars: list[Any]) -
         return bare.replace("ı", "i")
 
     before = "".join(c.text for c in chars if c.font != -1)
-    after = "".join(c.text for c in _attach_accents([*map(_copy, chars)]) if c.font != -1)
+    after = "".join(c.text for c in attach_accents([*map(_copy, chars)]) if c.font != -1)
     assert letters(after) == letters(before)
     marks = sum(unicodedata.combining(ch) > 0 for ch in unicodedata.normalize("NFD", after))
     kept = sum(ch in _ACCENT_CHARS for ch in after)

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from klea_utils.stores._ingest.pdf.pdf_lines import HYPHEN_MARK, Line, PageLines
+from klea_utils.stores._ingest.pdf.pdf_chars import HYPHEN_MARK
+from klea_utils.stores._ingest.pdf.pdf_lines import Line, PageLines
 from klea_utils.stores._ingest.pdf.text_scripts import word_count
 
 __all__ = [

@@ -40,13 +40,8 @@ from klea_utils.stores._ingest.pdf.headings import (
 from klea_utils.stores._ingest.pdf.hyphens import Hyphenation
 from klea_utils.stores._ingest.pdf.page_furniture import is_stamp, remove_furniture
 from klea_utils.stores._ingest.pdf.pdf_bidi import rtl_base
-from klea_utils.stores._ingest.pdf.pdf_lines import (
-    CELL_GAP_EM,
-    HYPHEN_MARK,
-    TIGHT_CELL_GAP_EM,
-    Line,
-    PageLines,
-)
+from klea_utils.stores._ingest.pdf.pdf_chars import HYPHEN_MARK
+from klea_utils.stores._ingest.pdf.pdf_lines import CELL_GAP_EM, TIGHT_CELL_GAP_EM, Line, PageLines
 from klea_utils.stores._ingest.pdf.text_scripts import SENTENCE_END_CHARS, is_unspaced
 
 __all__ = ["TITLE_MIN_RATIO", "build_document", "join_lines"]
