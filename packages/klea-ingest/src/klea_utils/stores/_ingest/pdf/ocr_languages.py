@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import ctypes
 import logging
-import os
-import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -35,6 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._ingest.pdf.ocr_osd import detect
 from klea_utils.stores._ingest.pdf.text_scripts import dominant_scripts
 
 __all__ = [
@@ -122,9 +121,6 @@ _OTHER_SCRIPTS = frozenset(lang for lang, script in _LANGUAGE_SCRIPT.items() if 
 _MAX_LANGUAGES = 3
 """tesseract slows with every language it holds: a page gets at most this many."""
 
-_OSD_TIMEOUT_S = 120
-_OSD_SCRIPT = re.compile(r"^Script:\s*(\S+)", re.MULTILINE)
-_OSD_CONFIDENCE = re.compile(r"^Script confidence:\s*([\d.]+)", re.MULTILINE)
 _MIN_OSD_CONFIDENCE = 0.5
 """Below this OSD script confidence the guess is noise (a blank page, a page number). A
 few lines of text score about 1; English stays among the languages whatever OSD says."""
@@ -176,21 +172,12 @@ def osd_script(image_path: Path) -> str | None:
     """The script tesseract's OSD sees on the page image (``CYRILLIC``...), or ``None``."""
     if "osd" not in installed_languages():
         return None
-    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
-    cmd = ["tesseract", str(image_path), "stdout", "--psm", "0", "--dpi", "300"]
-    try:
-        done = subprocess.run(
-            cmd, capture_output=True, text=True, env=env, timeout=_OSD_TIMEOUT_S, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    script = _OSD_SCRIPT.search(done.stdout)
-    confidence = _OSD_CONFIDENCE.search(done.stdout)
-    if script is None or confidence is None:
+    report = detect(image_path, dpi=300)
+    if report is None or report.script is None or report.script_confidence is None:
         return None  # too little text on the page to tell
-    if float(confidence.group(1)) < _MIN_OSD_CONFIDENCE:
+    if report.script_confidence < _MIN_OSD_CONFIDENCE:
         return None
-    return OSD_SCRIPTS.get(script.group(1))
+    return OSD_SCRIPTS.get(report.script)
 
 
 @dataclass(frozen=True)

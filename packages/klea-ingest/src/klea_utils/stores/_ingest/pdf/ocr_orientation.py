@@ -8,17 +8,18 @@ rendered; only when that reading is poor (:data:`POOR_CONFIDENCE`) does tesserac
 orientation and script detection (``--psm 0``, the ``osd`` language data Debian's
 ``tesseract-ocr`` package depends on) run on a half-resolution copy, and when it names a
 turn with some confidence (:data:`MIN_OSD_CONFIDENCE`) the turned image is read again and
-the better of the two readings kept. Without the ``osd`` data the first reading stands.
+the better of the two readings kept. Where OSD already ran on the page to find its script
+(:mod:`klea_utils.stores._ingest.pdf.ocr_osd`), its report is used instead of a second run.
+Without the ``osd`` data the first reading stands.
 """
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from klea_utils.stores._ingest.pdf.ocr_osd import OsdReport, detect, known_report
 
 __all__ = ["MIN_OSD_CONFIDENCE", "POOR_CONFIDENCE", "osd_turn", "read_upright", "tsv_score"]
 
@@ -30,10 +31,6 @@ MIN_OSD_CONFIDENCE = 1.5
 """The least orientation confidence tesseract's OSD must give before the page is read again
 turned (sideways and upside-down pages of the real set score 2.5-4.5 at 150 dpi; the
 second reading is kept only when it scores better, so a wrong turn costs time, not text)."""
-
-_OSD_TIMEOUT_S = 120
-_ROTATE = re.compile(r"^Rotate:\s*(\d+)", re.MULTILINE)
-_CONFIDENCE = re.compile(r"^Orientation confidence:\s*([\d.]+)", re.MULTILINE)
 
 
 def _words(tsv: str) -> list[tuple[str, float]]:
@@ -69,25 +66,15 @@ def osd_turn(image_path: Path) -> int:
     0 when OSD cannot tell (too little text, no ``osd`` language data, tesseract fails) or
     is less sure than :data:`MIN_OSD_CONFIDENCE`.
     """
-    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
-    try:
-        done = subprocess.run(
-            ["tesseract", str(image_path), "stdout", "--psm", "0"],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=_OSD_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+    return _turn(detect(image_path))
+
+
+def _turn(report: OsdReport | None) -> int:
+    if report is None or report.turn is None or report.orientation_confidence is None:
         return 0
-    rotate, confidence = _ROTATE.search(done.stdout), _CONFIDENCE.search(done.stdout)
-    if done.returncode != 0 or rotate is None or confidence is None:
+    if report.orientation_confidence < MIN_OSD_CONFIDENCE:
         return 0
-    if float(confidence.group(1)) < MIN_OSD_CONFIDENCE:
-        return 0
-    turn = int(rotate.group(1)) % 360
-    return turn if turn in (90, 180, 270) else 0
+    return report.turn if report.turn in (90, 180, 270) else 0
 
 
 def read_upright(image: Any, folder: Path, read: Callable[[Path], str]) -> tuple[str, Any]:
@@ -100,9 +87,13 @@ def read_upright(image: Any, folder: Path, read: Callable[[Path], str]) -> tuple
     mean, good = tsv_score(tsv)
     if mean >= POOR_CONFIDENCE:
         return tsv, image
-    small_path = folder / "page-osd.png"
-    image.reduce(2).save(small_path)
-    turn = osd_turn(small_path)
+    known = known_report(first_path)  # OSD already ran on it to find the script
+    if known is not None:
+        turn = _turn(known)
+    else:
+        small_path = folder / "page-osd.png"
+        image.reduce(2).save(small_path)
+        turn = osd_turn(small_path)
     if not turn:
         return tsv, image
     # PIL turns counter-clockwise; OSD's "Rotate" is clockwise
