@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from klea_utils.stores._retrieval.json_limits import JsonTooDeepError, loads_bounded
+from klea_utils.stores._retrieval.store_paths import absolute_store_paths
 from klea_utils.stores.exceptions import StoreConfigError
 from klea_utils.stores.store_uri import StoreURI
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
@@ -290,6 +291,4 @@ def read_retriever_config(path: str | Path) -> RetrieverConfig:
         config = RetrieverConfig.model_validate(data)
     except ValidationError as exc:
         raise StoreConfigError(_format_errors(str(file), exc)) from exc
-    from klea_utils.stores._retrieval.store_paths import absolute_store_paths
-
     return absolute_store_paths(config, file.expanduser().absolute().parent)

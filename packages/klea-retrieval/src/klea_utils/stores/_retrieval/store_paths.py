@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from klea_utils.stores.config import RetrieverConfig, StoreInfo
 from klea_utils.stores.store_uri import StoreURI
+
+if TYPE_CHECKING:  # for annotations only: config.py imports this module to load a file
+    from klea_utils.stores.config import RetrieverConfig, StoreInfo
 
 __all__ = ["absolute_store_paths", "local_store_path", "map_store_paths", "store_path_problems"]
 
