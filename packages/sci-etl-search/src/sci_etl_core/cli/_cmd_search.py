@@ -15,6 +15,7 @@ from sci_etl_core.cli._common import (
     FilterOption,
     ModelOption,
     RangeOption,
+    StoreOption,
     VectorsOption,
     existing_index,
     existing_vectors,
@@ -33,11 +34,17 @@ from sci_etl_core.cli._runtime import (
     run_async,
     warn,
 )
-from sci_etl_core.cli._stores import load_embedder, open_text_store, open_vector_store
+from sci_etl_core.cli._stores import (
+    load_embedder,
+    open_plugin_store,
+    open_text_store,
+    open_vector_store,
+)
 from sci_etl_core.exceptions import SearchQueryError
 from sci_etl_core.search.filters import SearchFilter
 
 if TYPE_CHECKING:
+    from sci_etl_core.embeddings.plugins import OpenedVectorStore
     from sci_etl_core.search.fusion import FusedHit
     from sci_etl_core.search.hybrid_async import SearchOutcome
     from sci_etl_core.search.query import Node
@@ -95,6 +102,7 @@ async def _search(
     top_k: int,
     filters: Sequence[SearchFilter],
     facet_keys: Sequence[str],
+    plugin: OpenedVectorStore | None = None,
 ) -> tuple[SearchOutcome, FacetCounts | None]:
     from sci_etl_core.embeddings.finder_async import AsyncSimilarArticleFinder
     from sci_etl_core.search.fusion import normalized_score_fusion, reciprocal_rank_fusion
@@ -104,7 +112,10 @@ async def _search(
     async with AsyncExitStack() as stack:
         text_store = await stack.enter_async_context(open_text_store(db, tagged))
         finder = None
-        if vectors is not None and mode is not Mode.lexical:
+        if plugin is not None:
+            stack.push_async_callback(plugin.store.aclose)
+            finder = AsyncSimilarArticleFinder(plugin.embedder, plugin.store)
+        elif vectors is not None and mode is not Mode.lexical:
             vector_store = await stack.enter_async_context(open_vector_store(vectors))
             finder = AsyncSimilarArticleFinder(load_embedder(model), vector_store)
         searcher = AsyncHybridSearcher(text_store, finder, strategy=strategy, logger=warn)
@@ -160,6 +171,7 @@ def search_command(
     ],
     db: DbOption,
     vectors: VectorsOption = None,
+    store: StoreOption = None,
     model: ModelOption = None,
     mode: Annotated[
         Mode,
@@ -167,8 +179,8 @@ def search_command(
             "--mode",
             help=(
                 "lexical ranks by BM25 in the text index; semantic by meaning in the "
-                "vector memory (needs --vectors); hybrid fuses both, and falls back to "
-                "lexical results when the embedder fails or no --vectors is given."
+                "vector memory (needs --vectors or --store); hybrid fuses both, and falls "
+                "back to lexical results when the embedder fails or no vector memory is given."
             ),
             case_sensitive=False,
         ),
@@ -238,8 +250,13 @@ def search_command(
     except ValueError as error:
         fail(str(error), EXIT_USAGE)
     _parse(query, mode)
-    if mode is Mode.semantic and vectors is None:
-        fail("--mode semantic needs --vectors, the vector memory to search", EXIT_USAGE)
+    if vectors is not None and store is not None:
+        fail("give --vectors or --store, not both: one vector memory per search", EXIT_USAGE)
+    if mode is Mode.semantic and vectors is None and store is None:
+        fail(
+            "--mode semantic needs --vectors or --store, the vector memory to search",
+            EXIT_USAGE,
+        )
     tagged = existing_index(db)
     facet_keys_of(
         db,
@@ -251,15 +268,18 @@ def search_command(
     )
     if vectors is not None and mode is not Mode.lexical:
         existing_vectors(vectors)
+    plugin = open_plugin_store(store, model) if store and mode is not Mode.lexical else None
     outcome, counts = run_async(
-        lambda: _search(query, db, tagged, vectors, model, mode, fusion, top_k, filters, facet_keys)
+        lambda: _search(
+            query, db, tagged, vectors, model, mode, fusion, top_k, filters, facet_keys, plugin
+        )
     )
     if outcome.degraded:
         warn(f"showing results without the {', '.join(outcome.degraded)} leg, which failed")
     if outcome.skipped and mode is Mode.hybrid:
         err.print(
             f"note: the {', '.join(outcome.skipped)} leg was skipped"
-            + (" (no --vectors given)" if vectors is None else ""),
+            + (" (no --vectors or --store given)" if vectors is None and store is None else ""),
             markup=False,
             highlight=False,
         )

@@ -19,6 +19,7 @@ __all__ = [
     "FilterOption",
     "ModelOption",
     "RangeOption",
+    "StoreOption",
     "VectorsOption",
     "existing_index",
     "facet_keys_of",
@@ -42,6 +43,20 @@ VectorsOption = Annotated[
         help="The SQLite vector memory file, as written by index --vectors.",
         envvar="SCI_ETL_SEARCH_VECTORS",
         dir_okay=False,
+    ),
+]
+
+StoreOption = Annotated[
+    str | None,
+    typer.Option(
+        "--store",
+        help=(
+            "Another system's vector store as the vector memory, COLLECTION=URI (such as "
+            "papers=chroma:stores/chroma, written by klea-stores-create build), opened by "
+            "the package registered for the URI's scheme; its record ids must be the "
+            "index's. Instead of --vectors."
+        ),
+        metavar="COLLECTION=URI",
     ),
 ]
 

@@ -3,8 +3,10 @@
 The text index is an :class:`~sci_etl_core.search.store_sqlite_fts5.AsyncSqliteFts5Store`
 file (``--db``); the vector memory an
 :class:`~sci_etl_core.embeddings.store_sqlite.AsyncSqliteEmbeddingStore` file
-(``--vectors``); the embedder the sentence-transformers embedder, by default the
-packaged all-MiniLM-L6-v2 (``--model``).
+(``--vectors``), or another system's store (``--store COLLECTION=URI``) opened by the
+package registered for its scheme (:mod:`sci_etl_core.embeddings.plugins`), with that
+package's embedder; otherwise the embedder is the sentence-transformers embedder, by
+default the packaged all-MiniLM-L6-v2 (``--model``).
 """
 
 from __future__ import annotations
@@ -15,13 +17,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from sci_etl_core.embeddings.plugins import OpenedVectorStore
     from sci_etl_core.embeddings.sentence_transformers_async import (
         AsyncSentenceTransformerEmbedder,
     )
     from sci_etl_core.embeddings.store_sqlite import AsyncSqliteEmbeddingStore
     from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store
 
-__all__ = ["load_embedder", "open_text_store", "open_vector_store", "recorded_facet_keys"]
+__all__ = [
+    "load_embedder",
+    "open_plugin_store",
+    "open_text_store",
+    "open_vector_store",
+    "recorded_facet_keys",
+]
 
 
 def recorded_facet_keys(path: Path) -> tuple[str, ...] | None:
@@ -77,3 +86,31 @@ def load_embedder(model: str | None) -> AsyncSentenceTransformerEmbedder:
     )
 
     return AsyncSentenceTransformerEmbedder(model)
+
+
+def open_plugin_store(assignment: str, model: str | None) -> OpenedVectorStore:
+    """Open ``--store COLLECTION=URI`` through the package registered for the URI's scheme.
+
+    Exits with status 2 for a malformed value, a scheme no installed package opens, or a
+    value the plugin refuses (a ``ValueError``), and with status 1 when the store or its
+    embedding model cannot be opened.
+    """
+    from sci_etl_core.cli._runtime import EXIT_FAILURE, EXIT_USAGE, fail
+    from sci_etl_core.embeddings.plugins import (
+        UnknownVectorStoreSchemeError,
+        open_vector_store_uri,
+        parse_store_assignment,
+    )
+
+    try:
+        collection, uri = parse_store_assignment(assignment)
+    except ValueError as error:
+        fail(str(error), EXIT_USAGE)
+    try:
+        return open_vector_store_uri(uri, collection, model)
+    except UnknownVectorStoreSchemeError as error:
+        fail(f"--store {assignment}: {error}", EXIT_USAGE)
+    except ValueError as error:  # the plugin refused the URI or the collection name
+        fail(f"--store {assignment}: {type(error).__name__}: {error}", EXIT_USAGE)
+    except Exception as error:  # a plugin's failure, whatever its type: name it, exit 1
+        fail(f"--store {assignment}: {type(error).__name__}: {error}", EXIT_FAILURE)
