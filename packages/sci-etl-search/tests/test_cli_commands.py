@@ -227,7 +227,7 @@ def test_hybrid_without_vectors_notes_the_skipped_leg(corpus: Path) -> None:
     data = json.loads(result.stdout)
     assert data["skipped"] == ["semantic"]
     assert hit_ids(data) == ["dwarf-halos"]
-    assert "semantic leg was skipped (no --vectors given)" in result.stderr
+    assert "semantic leg was skipped (no --vectors or --store given)" in result.stderr
 
 
 def test_top_k_limits_the_hits(corpus: Path) -> None:
