@@ -149,6 +149,10 @@ def test_hybrid_search_and_graph_over_the_http_api(server: str, built: Path) -> 
         f"{server}/api/search", params={**params, "mode": "semantic"}, timeout=60
     ).json()
     assert semantic["hits"][0]["file"] == "crispr-off-target.md"
+    grouped = httpx.get(
+        f"{server}/api/search", params={**params, "group": "paper"}, timeout=60
+    ).json()
+    assert grouped["papers"][0]["file"] == "crispr-off-target.md"
     ids = [h["record_id"] for h in hits]
     graph = httpx.post(f"{server}/api/graph", json={"record_ids": ids}, timeout=60).json()
     assert graph["available"] is True
