@@ -21,19 +21,21 @@ access setting that is wrong, such as a non-loopback ``--host`` without a token)
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
 if TYPE_CHECKING:
     from klea_utils.stores.config import RetrieverConfig
     from klea_utils.stores.serve.access import AccessPolicy
-    from klea_utils.stores.serve.service import KleaService
+    from klea_utils.stores.serve.service import KleaService, ServeOptions
 
 __all__ = ["app", "default_fts5_index", "main"]
 
@@ -212,6 +214,16 @@ def serve(
             "(repeatable; default: none, no CORS headers).",
         ),
     ] = None,
+    reload_interval: Annotated[
+        float,
+        typer.Option(
+            "--reload-interval",
+            metavar="SECONDS",
+            min=0,
+            help="Look this often whether the stores changed on disk, and serve them anew "
+            "once they hold still (0: only on POST /api/reload).",
+        ),
+    ] = 2.0,
     verbose: Annotated[
         int, typer.Option("-v", "--verbose", count=True, help="More log output (-vv: debug).")
     ] = 0,
@@ -263,27 +275,22 @@ def _access(args: SimpleNamespace) -> AccessPolicy:
     return policy
 
 
-def _open(args: SimpleNamespace) -> KleaService:
-    """Load the stores and models of ``args``; usage errors exit 2, failures exit 1."""
-    from klea_utils.stores._retrieval.extras import import_extra
-    from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
-    from klea_utils.stores.exceptions import KleaStoresError, MetadataFilterError, StoreConfigError
+def _options(args: SimpleNamespace) -> ServeOptions:
+    """What to load, with the stores read afresh (a reload calls this again).
+
+    Raises:
+        StoreConfigError, MetadataFilterError, FileNotFoundError: The stores are given
+            wrongly.
+        KleaStoresError, OSError: A store cannot be read.
+    """
     from klea_utils.stores.store_args import retriever_config_from_args
+    from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
+    from klea_utils.stores.serve.service import ServeOptions
 
-    try:
-        import_extra("mcp", feature="klea-serve", extra="serve")
-        import_extra("fastapi", feature="klea-serve", extra="serve")
-        config = retriever_config_from_args(
-            args.stores_config, args.store or [], args.bm25_store or [], domains=args.domain
-        )
-    except (StoreConfigError, MetadataFilterError, FileNotFoundError) as exc:
-        raise _error(exc, 2) from None  # the stores were given wrongly
-    except (KleaStoresError, OSError) as exc:
-        raise _error(exc, 1) from None  # a missing extra, a store that cannot be read
-    from klea_utils.stores.serve.service import ServeOptions, open_service
-    from sci_etl_core.exceptions import SciEtlError
-
-    options = ServeOptions(
+    config = retriever_config_from_args(
+        args.stores_config, args.store or [], args.bm25_store or [], domains=args.domain
+    )
+    return ServeOptions(
         config=config,
         embedding_model=args.embedding_model or DEFAULT_EMBEDDING_MODEL,
         rerank=args.rerank,
@@ -292,6 +299,24 @@ def _open(args: SimpleNamespace) -> KleaService:
         vectors=args.vectors,
         leg_timeout=args.leg_timeout if args.leg_timeout > 0 else None,
     )
+
+
+def _open(args: SimpleNamespace) -> KleaService:
+    """Load the stores and models of ``args``; usage errors exit 2, failures exit 1."""
+    from klea_utils.stores._retrieval.extras import import_extra
+    from klea_utils.stores.exceptions import KleaStoresError, MetadataFilterError, StoreConfigError
+
+    try:
+        import_extra("mcp", feature="klea-serve", extra="serve")
+        import_extra("fastapi", feature="klea-serve", extra="serve")
+        options = _options(args)
+    except (StoreConfigError, MetadataFilterError, FileNotFoundError) as exc:
+        raise _error(exc, 2) from None  # the stores were given wrongly
+    except (KleaStoresError, OSError) as exc:
+        raise _error(exc, 1) from None  # a missing extra, a store that cannot be read
+    from klea_utils.stores.serve.service import open_service
+    from sci_etl_core.exceptions import SciEtlError
+
     try:
         # stdout is the MCP channel under --mcp: nothing loading prints may land there.
         with contextlib.redirect_stdout(sys.stderr):
@@ -302,11 +327,28 @@ def _open(args: SimpleNamespace) -> KleaService:
         raise _error(exc, 1) from None  # a store, index or model that cannot load
 
 
+def _config_file(args: SimpleNamespace) -> Path | None:
+    """The stores configuration file in use, if any (watched for changes)."""
+    if args.store or args.bm25_store:
+        return None
+    named = args.stores_config or os.environ.get(_STORES_ENV)
+    return Path(named) if named else None
+
+
 def _serve_http(service: KleaService, args: SimpleNamespace, access: AccessPolicy) -> None:
     import uvicorn
     from klea_utils.stores.serve.http_app import build_app
+    from klea_utils.stores.serve.reload import LiveService
 
-    app_ = build_app(service, host=args.host, port=args.port, access=access)
+    live = LiveService(
+        service,
+        functools.partial(_options, args),
+        config_file=_config_file(args),
+        interval=args.reload_interval,
+        progress=_progress,
+    )
+    # LiveService forwards every call to the current service: the app takes it as one.
+    app_ = build_app(cast("KleaService", live), host=args.host, port=args.port, access=access)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     _progress(f"http://{shown}:{args.port}/ (API docs /api/docs, MCP /mcp)")
     uvicorn.run(app_, host=args.host, port=args.port, log_level="warning")

@@ -29,6 +29,7 @@ from klea_utils.stores.exceptions import KleaStoresError
 from klea_utils.stores.serve.access import AccessPolicy
 from klea_utils.stores.serve.guard import protect
 from klea_utils.stores.serve.mcp_tools import SearchFilterArgs, build_mcp_server, filter_model
+from klea_utils.stores.serve.reload import LiveService
 from klea_utils.stores.serve.service import MAX_K, DocumentNotFoundError, KleaService
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -92,6 +93,8 @@ def build_app(
 
     ``access`` says which Host names, origins and token are accepted on every route
     (default: the loopback names, no token); ``port`` is kept for callers and unused.
+    A :class:`~klea_utils.stores.serve.reload.LiveService` as ``service`` adds
+    ``POST /api/reload`` and watches the stores for as long as the app runs.
     """
     del port
     mcp = build_mcp_server(service)
@@ -100,9 +103,13 @@ def build_app(
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     mcp_app = mcp.streamable_http_app(transport_security=security, host=host)
 
+    live = service if isinstance(service, LiveService) else None
+
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         async with mcp.session_manager.run():
+            if live is not None:
+                live.start_watching()
             try:
                 yield
             finally:
@@ -232,6 +239,18 @@ def build_app(
     async def health() -> dict[str, Any]:
         """Status, domains, papers, passages, search index and uptime."""
         return await service.health()
+
+    if live is not None:
+
+        @app.post("/api/reload", summary="Reopen the stores now")
+        async def reload() -> dict[str, Any]:
+            """Serve the stores as they are on disk now, without a restart (the requests
+            running finish on the stores they started on)."""
+            try:
+                return await live.reload("POST /api/reload")
+            except Exception as exc:  # any failure to open: the previous stores stay served
+                detail = f"the stores could not be reopened ({type(exc).__name__}: {exc}); "
+                raise HTTPException(503, detail + "the previous ones are still served") from exc
 
     @app.get("/api/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:

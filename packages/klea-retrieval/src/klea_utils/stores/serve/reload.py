@@ -1,0 +1,232 @@
+"""A store rebuilt while ``klea-serve`` runs, served without a restart or a failed request.
+
+:class:`LiveService` stands where a :class:`~klea_utils.stores.serve.service.KleaService`
+is expected (the HTTP routes and the MCP tools call it) and forwards every call to the
+current service. :meth:`LiveService.reload` opens a new service from the stores as they
+are now, in a worker thread while the current one keeps answering, then swaps it in: a
+request runs wholly on the service it started on, and the old one is closed once its last
+request has answered. Reloads come from ``POST /api/reload`` or from
+:meth:`LiveService.watch`, which polls the size and modification time of the stores
+configuration, the store files and their sidecar manifests (a few ``stat`` calls every
+``interval`` seconds) and reloads once a change has held still for one interval, so a
+build in progress is not reopened after every file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import inspect
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from klea_utils.stores.serve.service import KleaService, ServeOptions, open_service
+
+__all__ = ["LiveService", "store_files"]
+
+_log = logging.getLogger(__name__)
+
+Fingerprint = tuple[tuple[str, int, int] | tuple[str], ...]
+_FTS5 = "fts5:"
+_SIDECAR = ".klea.json"  # klea-ingest's manifest next to a BM25 corpus or FTS5 index
+
+
+def store_files(options: ServeOptions, config_file: Path | None = None) -> list[Path]:
+    """The files whose change means the served stores changed.
+
+    The stores configuration, each BM25 corpus and ``fts5:`` index with its sidecar
+    manifest, each Chroma store's ``chroma.sqlite3`` (and its write-ahead log), the
+    search index and the vector memory. Server stores (Qdrant, PGVector) have no file to
+    watch: ``POST /api/reload`` reopens them.
+    """
+    files = [config_file] if config_file is not None else []
+    for domain in options.config.domains.values():
+        for store in domain.bm25_stores:
+            path = Path(store.path.removeprefix(_FTS5))
+            files += [path, path.with_name(path.name + _SIDECAR)]
+        for vector in domain.vector_stores:
+            scheme, _, location = vector.path.partition(":")
+            if scheme == "chroma":
+                database = Path(location).expanduser() / "chroma.sqlite3"
+                files += [database, database.with_name("chroma.sqlite3-wal")]
+    files += [p for p in (options.fts5_index, options.vectors) if p is not None]
+    return list(dict.fromkeys(files))
+
+
+def fingerprint(files: Iterable[Path]) -> Fingerprint:
+    """Size and modification time of each file (a missing one counts as such)."""
+    stamps: list[tuple[str, int, int] | tuple[str]] = []
+    for path in files:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            stamps.append((str(path),))
+        else:
+            stamps.append((str(path), stat.st_mtime_ns, stat.st_size))
+    return tuple(stamps)
+
+
+def _forget_cached_clients() -> None:
+    """Let the next Chroma client read its store as it is now.
+
+    Chroma keeps one system per folder for the process, with the vector index as it was
+    when first opened; without this a reopened store would answer from the old index.
+    Clients already open keep working.
+    """
+    try:
+        from chromadb.api.shared_system_client import SharedSystemClient
+    except ImportError:
+        return
+    SharedSystemClient.clear_system_cache()
+
+
+@dataclass
+class _Generation:
+    service: KleaService
+    number: int
+    active: int = 0
+
+
+class LiveService:
+    """The current :class:`KleaService`, swapped for a freshly opened one on reload.
+
+    ``load_options`` reads the stores afresh (the command line re-reads its stores
+    configuration); ``config_file`` is watched besides the stores; ``interval`` is the
+    polling period of :meth:`watch` (0: no polling, ``POST /api/reload`` only).
+    """
+
+    def __init__(
+        self,
+        service: KleaService,
+        load_options: Callable[[], ServeOptions],
+        *,
+        config_file: Path | None = None,
+        interval: float = 2.0,
+        drain_timeout: float = 300.0,
+        progress: Callable[[str], None] = lambda _: None,
+    ) -> None:
+        self._generation = _Generation(service, 1)
+        self._load_options = load_options
+        self.config_file = config_file
+        self.interval = interval
+        self.drain_timeout = drain_timeout
+        self._progress = progress
+        self._lock = asyncio.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._watcher: asyncio.Task[None] | None = None
+
+    @property
+    def current(self) -> KleaService:
+        """The service new requests run on."""
+        return self._generation.service
+
+    @property
+    def generation(self) -> int:
+        """How many services have been opened (1 before the first reload)."""
+        return self._generation.number
+
+    def __getattr__(self, name: str) -> Any:
+        generation = self._generation
+        value = getattr(generation.service, name)
+        if not inspect.iscoroutinefunction(value):
+            return value
+
+        @functools.wraps(value)
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            generation.active += 1
+            try:
+                return await value(*args, **kwargs)
+            finally:
+                generation.active -= 1
+
+        return counted
+
+    def watched(self) -> list[Path]:
+        """The files :meth:`watch` polls for the current stores."""
+        return store_files(self.current.options, self.config_file)
+
+    def _open_next(self) -> KleaService:
+        options = self._load_options()
+        # A configuration keeps the stores it opened (``loaded_object``), and the command
+        # line's configuration file is cached while unchanged: open from a fresh copy.
+        config = type(options.config).model_validate(options.config.model_dump())
+        options = replace(options, config=config)
+        model = self.current.pipeline.vector.embeddings
+        if model is not None:  # the model does not change with the stores: keep it loaded
+            options = replace(options, embedding_model=model)
+        _forget_cached_clients()
+        return open_service(options, progress=self._progress)
+
+    async def reload(self, reason: str = "requested") -> dict[str, Any]:
+        """Open the stores as they are now and serve them from the next request on.
+
+        Raises:
+            Exception: Whatever opening the stores raised; the current service stays.
+        """
+        async with self._lock:
+            started = time.perf_counter()
+            self._progress(f"reloading the stores ({reason}) ...")
+            service = await asyncio.to_thread(self._open_next)
+            old = self._generation
+            self._generation = _Generation(service, old.number + 1)
+            self._spawn(self._retire(old))
+            seconds = time.perf_counter() - started
+            self._progress(f"serving the reloaded stores (generation {old.number + 1})")
+            return {"reloaded": True, "generation": old.number + 1, "seconds": round(seconds, 2)}
+
+    async def _retire(self, old: _Generation) -> None:
+        deadline = time.monotonic() + self.drain_timeout
+        while old.active and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        if old.active:
+            _log.warning("closing stores with %d request(s) still running", old.active)
+        await old.service.aclose()
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def watch(self) -> None:
+        """Reload whenever the watched files changed and then held still for an interval."""
+        last = fingerprint(self.watched())
+        pending: Fingerprint | None = None
+        while True:
+            await asyncio.sleep(self.interval)
+            now = fingerprint(self.watched())
+            if now == last or now != pending:
+                pending = None if now == last else now
+                continue
+            try:
+                await self.reload("the stores changed on disk")
+            except Exception as exc:  # keep serving what is open; a later change retries
+                self._progress(
+                    f"warning: the stores could not be reopened ({exc}); still serving "
+                    "the previous ones"
+                )
+            # A change made while reopening shows as a change from ``now`` and reloads
+            # again; a new configuration may name other files, whose state starts here.
+            files = self.watched()
+            same = [Path(stamp[0]) for stamp in now] == files
+            last, pending = (now if same else fingerprint(files)), None
+
+    def start_watching(self) -> None:
+        """Start :meth:`watch` on the running loop (nothing when ``interval`` is 0)."""
+        if self.interval > 0 and self._watcher is None:
+            self._watcher = asyncio.get_running_loop().create_task(self.watch())
+
+    async def aclose(self) -> None:
+        """Stop watching, let retiring services finish, close the current one."""
+        if self._watcher is not None:
+            self._watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watcher
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.current.aclose()

@@ -1,0 +1,172 @@
+"""klea-serve's reload: the swap, the drain, the watcher and ``POST /api/reload``.
+
+A real server over the test library; the stores are changed on disk by rewriting the
+pickled BM25 corpus with one more paper. The end-to-end case (``klea-stores-create
+build`` against a served store) is ``tests-integration/test_serve_reload.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import replace
+from typing import cast
+
+import httpx
+import pytest
+from klea_utils.stores.config import RetrieverConfig
+from klea_utils.stores.serve.access import AccessPolicy
+from klea_utils.stores.serve.http_app import build_app
+from klea_utils.stores.serve.reload import LiveService, fingerprint, store_files
+from klea_utils.stores.serve.service import KleaService, ServeOptions, open_service
+from langchain_core.documents import Document
+from retrieval_support import corpus_documents, write_corpus_pickle
+from serve_support import ServerThread, build_stores, free_port
+
+TOKEN = "reload-token-0123456789abcdef"
+NEW = Document(
+    id="new2024.pdf:0",
+    page_content="Astrocytes regulate synaptic plasticity through gliotransmission.",
+    metadata={"file_name": "new2024.pdf", "title": "Astrocytes", "year": 2024},
+)
+
+
+@pytest.fixture
+def stores(tmp_path, fake_embeddings):
+    return build_stores(tmp_path, fake_embeddings)
+
+
+def _options(stores, embeddings) -> ServeOptions:
+    return ServeOptions(
+        config=RetrieverConfig.model_validate_json(stores.bm25_config.read_text()),
+        embedding_model=embeddings,
+        fts5_index=stores.fts5,
+    )
+
+
+def _live(stores, embeddings, **kwargs) -> LiveService:
+    options = _options(stores, embeddings)
+    service = open_service(options, progress=lambda _: None)
+    return LiveService(service, lambda: options, **kwargs)
+
+
+def _add_paper(stores) -> None:
+    write_corpus_pickle(stores.config.parent / "bm25.pkl", [*corpus_documents(), NEW])
+
+
+def _files(client: httpx.Client) -> set[str]:
+    found = client.post("/api/retrieve", json={"query": "astrocytes gliotransmission", "k": 5})
+    assert found.status_code == 200, found.text
+    return {p["file"] for p in found.json()["passages"]}
+
+
+def test_the_watched_files_are_the_stores_and_their_manifests(stores, fake_embeddings):
+    options = ServeOptions(
+        config=RetrieverConfig.model_validate_json(stores.config.read_text()),
+        embedding_model=fake_embeddings,
+        fts5_index=stores.fts5,
+    )
+    names = {p.name for p in store_files(options, stores.config)}
+    assert names == {
+        "stores.json",
+        "bm25.pkl",
+        "bm25.pkl.klea.json",
+        "chunks.sqlite",
+        "chunks.sqlite.klea.json",
+        "chroma.sqlite3",
+        "chroma.sqlite3-wal",
+    }
+    before = fingerprint(store_files(options, stores.config))
+    _add_paper(stores)
+    assert fingerprint(store_files(options, stores.config)) != before
+
+
+def test_a_request_finishes_on_the_service_it_started_on(stores, fake_embeddings):
+    live = _live(stores, fake_embeddings, interval=0)
+    first = live.current
+    closed: list[KleaService] = []
+
+    async def scenario() -> None:
+        original = first.health
+        gate = asyncio.Event()
+
+        async def slow_health() -> dict:
+            await gate.wait()
+            return await original()
+
+        first.health = slow_health  # type: ignore[method-assign]
+        first_aclose = first.aclose
+
+        async def record_close() -> None:
+            closed.append(first)
+            await first_aclose()
+
+        first.aclose = record_close  # type: ignore[method-assign]
+        running = asyncio.create_task(live.health())
+        await asyncio.sleep(0.05)
+        answer = await live.reload("test")
+        assert answer["generation"] == 2
+        assert live.current is not first
+        await asyncio.sleep(0.2)
+        assert closed == []  # its request still runs
+        gate.set()
+        assert (await running)["status"] == "ok"
+        await asyncio.sleep(0.2)
+        assert closed == [first]
+        await live.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_the_watcher_reloads_a_changed_store(stores, fake_embeddings):
+    lines: list[str] = []
+    live = _live(stores, fake_embeddings, interval=0.1, progress=lines.append)
+    port = free_port()
+    app = build_app(cast(KleaService, live), port=port)
+    with ServerThread(app, port) as server, httpx.Client(base_url=server.url, timeout=30) as http:
+        assert "new2024.pdf" not in _files(http)
+        _add_paper(stores)
+        deadline = time.monotonic() + 30
+        while "new2024.pdf" not in _files(http):
+            assert time.monotonic() < deadline, lines
+            time.sleep(0.1)
+        assert live.generation == 2
+    assert "reloading the stores (the stores changed on disk) ..." in lines
+
+
+def test_post_reload_behind_the_token_and_a_failed_reload_keeps_serving(stores, fake_embeddings):
+    options = _options(stores, fake_embeddings)
+    service = open_service(options, progress=lambda _: None)
+    broken = {"now": False}
+
+    def load() -> ServeOptions:
+        if broken["now"]:
+            return replace(options, fts5_index=stores.fts5.with_name("gone.sqlite"))
+        return options
+
+    live = LiveService(service, load, interval=0)
+    port = free_port()
+    app = build_app(cast(KleaService, live), port=port, access=AccessPolicy(token=TOKEN))
+    auth = {"authorization": f"Bearer {TOKEN}"}
+    with ServerThread(app, port) as server, httpx.Client(base_url=server.url, timeout=30) as http:
+        assert http.post("/api/reload").status_code == 401
+        _add_paper(stores)
+        reloaded = http.post("/api/reload", headers=auth)
+        assert reloaded.status_code == 200, reloaded.text
+        assert reloaded.json()["generation"] == 2
+        http.headers.update(auth)
+        assert "new2024.pdf" in _files(http)
+        broken["now"] = True
+        failed = http.post("/api/reload")
+        assert failed.status_code == 503
+        assert "gone.sqlite" in failed.json()["detail"]
+        assert "previous ones are still served" in failed.json()["detail"]
+        assert live.generation == 2
+        assert "new2024.pdf" in _files(http)
+
+
+def test_a_plain_service_has_no_reload_route(stores, fake_embeddings):
+    service = open_service(_options(stores, fake_embeddings), progress=lambda _: None)
+    app = build_app(service)
+    assert "/api/reload" not in {getattr(r, "path", "") for r in app.routes}
+    asyncio.run(service.aclose())
