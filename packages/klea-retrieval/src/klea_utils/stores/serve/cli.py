@@ -283,9 +283,9 @@ def _options(args: SimpleNamespace) -> ServeOptions:
             wrongly.
         KleaStoresError, OSError: A store cannot be read.
     """
-    from klea_utils.stores.store_args import retriever_config_from_args
     from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
     from klea_utils.stores.serve.service import ServeOptions
+    from klea_utils.stores.store_args import retriever_config_from_args
 
     config = retriever_config_from_args(
         args.stores_config, args.store or [], args.bm25_store or [], domains=args.domain
