@@ -32,17 +32,18 @@ __all__ = ["LiveService", "store_files"]
 
 _log = logging.getLogger(__name__)
 
-Fingerprint = tuple[tuple[str, int, int] | tuple[str], ...]
+Fingerprint = tuple[tuple[str, int, int] | tuple[str, int] | tuple[str], ...]
 _FTS5 = "fts5:"
 _SIDECAR = ".klea.json"  # klea-ingest's manifest next to a BM25 corpus or FTS5 index
+_SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 def store_files(options: ServeOptions, config_file: Path | None = None) -> list[Path]:
     """The files whose change means the served stores changed.
 
     The stores configuration, each BM25 corpus and ``fts5:`` index with its sidecar
-    manifest, each Chroma store's ``chroma.sqlite3`` (and its write-ahead log), the
-    search index and the vector memory. Server stores (Qdrant, PGVector) have no file to
+    manifest, each Chroma store's ``chroma.sqlite3``, the search index and the vector
+    memory. Server stores (Qdrant, PGVector) have no file to
     watch: ``POST /api/reload`` reopens them.
     """
     files = [config_file] if config_file is not None else []
@@ -53,20 +54,35 @@ def store_files(options: ServeOptions, config_file: Path | None = None) -> list[
         for vector in domain.vector_stores:
             scheme, _, location = vector.path.partition(":")
             if scheme == "chroma":
-                database = Path(location).expanduser() / "chroma.sqlite3"
-                files += [database, database.with_name("chroma.sqlite3-wal")]
+                files.append(Path(location).expanduser() / "chroma.sqlite3")
     files += [p for p in (options.fts5_index, options.vectors) if p is not None]
     return list(dict.fromkeys(files))
 
 
+def _is_sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(16) == _SQLITE_HEADER
+    except OSError:
+        return False
+
+
 def fingerprint(files: Iterable[Path]) -> Fingerprint:
-    """Size and modification time of each file (a missing one counts as such)."""
-    stamps: list[tuple[str, int, int] | tuple[str]] = []
+    """Size and modification time of each file (a missing one counts as such).
+
+    An SQLite file counts by its size alone: opening one touches it (Chroma's client
+    does on every open), so its time would make each reload trigger the next; a store
+    written grows, and its manifest beside it changes time too.
+    """
+    stamps: list[tuple[str, int, int] | tuple[str, int] | tuple[str]] = []
     for path in files:
         try:
             stat = os.stat(path)
         except OSError:
             stamps.append((str(path),))
+            continue
+        if _is_sqlite(path):
+            stamps.append((str(path), stat.st_size))
         else:
             stamps.append((str(path), stat.st_mtime_ns, stat.st_size))
     return tuple(stamps)
