@@ -4,8 +4,10 @@
    scanned PDFs) and writes a vector store, a BM25 corpus and an FTS5 index of the chunks.
 2. ``klea-retrieval`` answers each question from those stores (vector + BM25, fused with
    RRF, re-ranked by recency) and prints the serialized references an LLM would read.
-3. ``sci-etl-search`` indexes one document per paper (FTS5 + a vector memory) and answers
-   each question with hybrid search, printing ranked hits with highlighted snippets.
+3. ``sci-etl-search`` answers each question with hybrid search over the same stores (the
+   FTS5 index of the chunks, and the vector store read through ``KleaVectorMemory``, so
+   nothing is chunked or embedded twice), printing ranked passages with highlighted
+   snippets.
 4. It prints the ``klea-serve`` command that keeps these stores loaded for a search page,
    a JSON API and MCP.
 
@@ -20,10 +22,7 @@ import json
 import logging
 import os
 import shutil
-from collections import defaultdict
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.logging import RichHandler
@@ -39,16 +38,6 @@ DEFAULT_QUESTIONS = (
 COLLECTION = "demo"
 console = Console(stderr=True)
 out = Console(soft_wrap=True)
-
-
-@dataclass(frozen=True)
-class Paper:
-    """One source file as a record for sci-etl-search."""
-
-    record_id: str
-    title: str
-    abstract: str = ""
-    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 def parse_args() -> argparse.Namespace:
@@ -149,50 +138,25 @@ def klea_answers(stores: Path, questions: list[str], top_k: int) -> None:
         pipeline.close()
 
 
-def papers_from_corpus(bm25: Path) -> tuple[list[Paper], dict[str, str]]:
-    from klea_utils.stores.retrieval.bm25 import iter_corpus_documents
-    from klea_utils.stores.utils import display_person_names
+async def sci_etl_answers(fts5: Path, store_uri: str, questions: list[str], top_k: int) -> None:
+    """Hybrid search over what step 1 wrote: the chunks' FTS5 index and their vectors.
 
-    chunks: dict[str, list[str]] = defaultdict(list)
-    meta: dict[str, dict[str, Any]] = {}
-    for doc in iter_corpus_documents(bm25):
-        name = doc.metadata["file_name"]
-        chunks[name].append(doc.page_content)
-        meta.setdefault(name, doc.metadata)
-    papers = []
-    for name, metadata in sorted(meta.items()):
-        kept = {k: metadata[k] for k in ("year", "journal", "doi") if k in metadata}
-        if isinstance(metadata.get("authors"), list):
-            kept["authors"] = display_person_names(metadata["authors"])
-        papers.append(Paper(name, str(metadata.get("title") or name), metadata=kept))
-    return papers, {name: "\n\n".join(texts) for name, texts in chunks.items()}
-
-
-async def sci_etl_answers(workdir: Path, bm25: Path, questions: list[str], top_k: int) -> None:
+    ``KleaVectorMemory`` reads the klea vector store as sci-etl-search's vector memory
+    (one record per chunk, the ids of the FTS5 index), so nothing is chunked or embedded
+    a second time; only the questions are embedded, with the model the store was built
+    with.
+    """
+    from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL, load_query_embeddings
+    from klea_utils.stores.sci_etl_vectors import LangChainEmbedder, open_vector_memory
     from sci_etl_core.embeddings.finder_async import AsyncSimilarArticleFinder
-    from sci_etl_core.embeddings.ingest_async import AsyncChunkIngestor
-    from sci_etl_core.embeddings.sentence_transformers_async import AsyncSentenceTransformerEmbedder
-    from sci_etl_core.embeddings.store_sqlite import AsyncSqliteEmbeddingStore
-    from sci_etl_core.search import (
-        AsyncHybridSearcher,
-        AsyncSearchIndexer,
-        AsyncSqliteFts5Store,
-        question_query,
-    )
+    from sci_etl_core.search import AsyncHybridSearcher, AsyncSqliteFts5Store, question_query
 
-    papers, texts = papers_from_corpus(bm25)
-    text_store = AsyncSqliteFts5Store(
-        workdir / "papers-fts5.sqlite", facet_keys=("year", "journal", "authors")
-    )
-    vectors = AsyncSqliteEmbeddingStore(workdir / "papers-vectors.sqlite")
-    embedder = AsyncSentenceTransformerEmbedder()
+    embeddings = load_query_embeddings(DEFAULT_EMBEDDING_MODEL)
+    vectors = open_vector_memory(store_uri, COLLECTION, embeddings)
+    text_store = AsyncSqliteFts5Store(fts5)
     try:
-        indexer, ingestor = AsyncSearchIndexer(text_store), AsyncChunkIngestor(embedder, vectors)
-        with console.status("sci-etl-search: indexing one document per paper"):
-            for paper in papers:
-                await indexer.ingest(paper, texts[paper.record_id])
-                await ingestor.ingest(paper, texts[paper.record_id])
-        searcher = AsyncHybridSearcher(text_store, AsyncSimilarArticleFinder(embedder, vectors))
+        finder = AsyncSimilarArticleFinder(LangChainEmbedder(embeddings), vectors)
+        searcher = AsyncHybridSearcher(text_store, finder)
         for question in questions:
             query = question_query(question) or question
             outcome = await searcher.search(query, top_k=top_k)
@@ -200,7 +164,12 @@ async def sci_etl_answers(workdir: Path, bm25: Path, questions: list[str], top_k
             for rank, hit in enumerate(outcome.hits, start=1):
                 legs = f"lexical #{hit.lexical_rank or '-'}, semantic #{hit.semantic_rank or '-'}"
                 out.print(
-                    Text.assemble((f"{rank}. ", "bold"), (hit.title, "bold cyan"), f"  ({legs})")
+                    Text.assemble(
+                        (f"{rank}. ", "bold"),
+                        (hit.title, "bold cyan"),
+                        (f"  {hit.record_id}", "dim"),
+                        f"  ({legs})",
+                    )
                 )
                 snippet = Text(hit.snippet.replace("\n", " "))
                 for start, end in hit.highlights:
@@ -210,7 +179,6 @@ async def sci_etl_answers(workdir: Path, bm25: Path, questions: list[str], top_k
                 out.print(f"degraded: {outcome.degraded}, skipped: {outcome.skipped}")
     finally:
         await text_store.aclose()
-        await vectors.aclose()
 
 
 def main() -> None:
@@ -236,17 +204,17 @@ def main() -> None:
     console.rule("[bold]2. klea-retrieval: references for an LLM")
     klea_answers(stores, questions, args.top_k)
     console.rule("[bold]3. sci-etl-search: hybrid search with highlighted snippets")
-    asyncio.run(sci_etl_answers(workdir, bm25, questions, args.top_k))
-    print_serve_command(workdir, stores)
+    asyncio.run(sci_etl_answers(fts5, store_uri, questions, args.top_k))
+    print_serve_command(stores)
 
 
-def print_serve_command(workdir: Path, stores: Path) -> None:
-    """Tell how to keep these stores loaded in one process, for people and for agents."""
-    command = (
-        f"uv run klea-serve --stores-config {stores} "
-        f"--fts5-index {workdir / 'papers-fts5.sqlite'} "
-        f"--vectors {workdir / 'papers-vectors.sqlite'}"
-    )
+def print_serve_command(stores: Path) -> None:
+    """Tell how to keep these stores loaded in one process, for people and for agents.
+
+    The stores configuration is enough: the domain's FTS5 index and vector store give the
+    page hybrid search and the graph.
+    """
+    command = f"uv run klea-serve --stores-config {stores}"
     console.rule("[bold]4. klea-serve: keep the stores loaded")
     out.print("Search page and JSON API on http://127.0.0.1:8765/ (MCP at /mcp):", highlight=False)
     out.print(f"  {command}", markup=False, highlight=False)
