@@ -15,7 +15,9 @@ pieces and ignores the rest of a longer abstract).
 - **sci-etl**: ``AsyncHybridSearcher`` over an ``AsyncSqliteFts5Store`` and an
   ``AsyncSqliteEmbeddingStore`` (candidate pool 100, RRF k=60) in its lexical, semantic
   and hybrid modes. The query is the OR of its words, quoted, so its semantic text is its
-  words.
+  words. The row *sci-etl hybrid over the klea Chroma collection* swaps the SQLite memory
+  for klea's Chroma collection read through ``KleaVectorMemory`` (what ``klea-serve``
+  does with the stores ``build`` writes).
 
 The vectors of documents and queries are encoded once with sentence-transformers and
 cached under ``scripts/bench/.cache/`` keyed by a hash of the texts; the pipelines read
@@ -50,6 +52,7 @@ from klea_utils.stores.config import (
 from klea_utils.stores.embedding_models import load_embeddings
 from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager
 from klea_utils.stores.retrieval.vs import VSRetriever
+from klea_utils.stores.sci_etl_vectors import KleaVectorMemory
 from klea_utils.stores.utils import (
     instantiate_vector_store,
     normalize_text,
@@ -276,6 +279,7 @@ class KleaPipeline:
         ]
         uri = f"chroma:{folder / 'chroma'}"
         store = instantiate_vector_store(uri, DOMAIN, self.embeddings, logger, create=True)
+        self.store = store
         for start in range(0, len(docs), 1000):
             batch = docs[start : start + 1000]
             store.add_documents(batch, ids=[str(d.id) for d in batch])
@@ -368,9 +372,15 @@ class SciPipeline:
     """``AsyncHybridSearcher`` over an FTS5 text index and an SQLite vector memory."""
 
     def __init__(
-        self, collection: Collection, cache: VectorCache, vectors: np.ndarray, folder: Path
+        self,
+        collection: Collection,
+        cache: VectorCache,
+        vectors: np.ndarray,
+        folder: Path,
+        klea_store: Any = None,
     ) -> None:
         self.collection, self.cache, self.vectors, self.folder = collection, cache, vectors, folder
+        self.klea_store = klea_store
         self.loop = asyncio.new_event_loop()
         self.embedder = CachedEmbedder(cache)
         self.stores = {
@@ -478,10 +488,20 @@ class SciPipeline:
     def rankers(self) -> dict[str, Ranker]:
         plain, fielded = self.searcher(), self.searcher(fielded=True)
         stemmed = self.searcher(stemmed=True)
+        over_klea: dict[str, Ranker] = {}
+        if self.klea_store is not None:
+            memory = KleaVectorMemory([self.klea_store], label="the klea Chroma collection")
+            searcher = AsyncHybridSearcher(
+                self.stores[False, False], AsyncSimilarArticleFinder(self.embedder, memory)
+            )
+            over_klea["sci-etl hybrid over the klea Chroma collection"] = self.ranker(
+                searcher, "hybrid"
+            )
         return {
             "sci-etl lexical (FTS5)": self.ranker(plain, "lexical"),
             "sci-etl semantic (MiniLM)": self.ranker(plain, "semantic"),
             "sci-etl hybrid (RRF)": self.ranker(plain, "hybrid"),
+            **over_klea,
             "sci-etl lexical, title/abstract fields": self.ranker(fielded, "lexical"),
             "sci-etl lexical, stemmed": self.ranker(stemmed, "lexical"),
             "sci-etl hybrid (RRF), stemmed": self.ranker(stemmed, "hybrid"),
@@ -528,7 +548,12 @@ def choose(
 
 
 def run(
-    names: Sequence[str], cache: VectorCache, limit: int, tune: bool, klea_only: bool = False
+    names: Sequence[str],
+    cache: VectorCache,
+    limit: int,
+    tune: bool,
+    klea_only: bool = False,
+    systems: Sequence[str] = (),
 ) -> tuple[Results, Tuning]:
     results: Results = {}
     tuning: Tuning = []
@@ -545,9 +570,11 @@ def run(
                 for system, rank in klea.rankers().items():
                     results.setdefault(system, {})[name] = timed(collection, system, rank)
                 continue
-            sci = SciPipeline(collection, cache, vectors, Path(tmp))
+            sci = SciPipeline(collection, cache, vectors, Path(tmp), klea.store)
             try:
                 for system, rank in {**klea.rankers(), **sci.rankers()}.items():
+                    if systems and system not in systems:
+                        continue
                     results.setdefault(system, {})[name] = timed(collection, system, rank)
                 if tune and name == "scifact":
                     tuning = choose(collection, [klea, sci], cache, results)
@@ -640,6 +667,9 @@ def report(results: Results, names: Sequence[str], notes: Sequence[str], tuning:
                 "  field; the *title/abstract fields* rows index the title and the text apart",
                 "  with the default `BM25Weights` (title 2, abstract 1). The *stemmed* rows",
                 "  use `AsyncSqliteFts5Store(stemming=True)` (FTS5's `porter` tokenizer).",
+                "  *sci-etl hybrid over the klea Chroma collection* reads klea's Chroma",
+                "  collection through `KleaVectorMemory` as its vector memory (no second",
+                "  store of the vectors), as `klea-serve` does with the stores `build` writes.",
                 "- Vectors are encoded once with sentence-transformers and cached by a hash of",
                 "  the texts; both pipelines use the same document vectors.",
                 "",
@@ -716,10 +746,12 @@ def kept_sections(path: Path) -> str:
 def main(args: argparse.Namespace) -> None:
     logging.basicConfig(level=logging.WARNING)
     cache = VectorCache()
-    results, tuning = run(args.collections, cache, args.queries, args.tune, args.klea_only)
+    results, tuning = run(
+        args.collections, cache, args.queries, args.tune, args.klea_only, args.systems
+    )
     print(table(results, args.collections))
     print("\n".join(verdicts(results)))
-    if args.write and not args.queries and not args.klea_only:
+    if args.write and not args.queries and not args.klea_only and not args.systems:
         results, tuning = merged(results, tuning)
         names = [name for name in DATASETS if any(name in r for r in results.values())]
         REPORT.write_text(
@@ -742,6 +774,14 @@ if __name__ == "__main__":
         "--klea-only",
         action="store_true",
         help="only the klea rows, no tuning; the report is not written",
+    )
+    parser.add_argument(
+        "--systems",
+        nargs="+",
+        default=[],
+        metavar="SYSTEM",
+        help="only these rows (as the table names them; with --no-tune), e.g. "
+        "'sci-etl hybrid (RRF)'; the report is not written",
     )
     parser.add_argument(
         "--no-write",
