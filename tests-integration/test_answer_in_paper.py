@@ -12,17 +12,13 @@ their stem (see ``klea_utils.stores._retrieval.query_words`` and ``BM25StoreInfo
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from integration_cli import run_command
 
 pytestmark = pytest.mark.slow
 
-BIN = Path(sys.executable).parent
-ENV = {**os.environ, "KLEA_DOI_LOOKUP": "0", "HF_HUB_OFFLINE": "1", "OMP_THREAD_LIMIT": "1"}
 ANSWER = "4.2 micromolar"
 QUESTION = "How strongly does compound K7 inhibit the MEK kinase, and what does it do to relapse?"
 
@@ -102,15 +98,7 @@ def _write_paper(path: Path, title: str, sections: list[tuple[str, str]]) -> Non
 
 
 def _run(*argv: str, cwd: Path) -> str:
-    done = subprocess.run(
-        [str(BIN / argv[0]), *argv[1:]],
-        cwd=cwd,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    done = run_command(*argv, cwd=cwd)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

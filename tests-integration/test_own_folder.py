@@ -9,33 +9,14 @@ stores configuration it writes, with relative paths, works from another folder.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from integration_cli import SAMPLE_PAPERS, run_command
 
 pytestmark = pytest.mark.slow
-
-ROOT = Path(__file__).resolve().parents[1]
-PAPERS = ROOT / "examples" / "corpus" / "papers"
-BIN = Path(sys.executable).parent
-ENV = {**os.environ, "KLEA_DOI_LOOKUP": "0", "HF_HUB_OFFLINE": "1", "COLUMNS": "200"}
-
-
-def _run(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(BIN / argv[0]), *argv[1:]],
-        cwd=cwd,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
 
 
 def _first_file(out: str) -> str:
@@ -46,16 +27,18 @@ def _first_file(out: str) -> str:
 def test_own_folder_from_build_to_answers(tmp_path: Path) -> None:
     folder = tmp_path / "my-papers"
     (folder / "second").mkdir(parents=True)
-    shutil.copy(PAPERS / "climate-sensitivity.pdf", folder)
-    shutil.copy(PAPERS / "crispr-off-target.md", folder)
-    shutil.copy(PAPERS / "dark-matter-dwarf-galaxies.md", folder / "second")
+    shutil.copy(SAMPLE_PAPERS / "climate-sensitivity.pdf", folder)
+    shutil.copy(SAMPLE_PAPERS / "crispr-off-target.md", folder)
+    shutil.copy(SAMPLE_PAPERS / "dark-matter-dwarf-galaxies.md", folder / "second")
     (folder / "broken.pdf").write_bytes(b"%PDF-1.7\n1 0 obj\n<< /Type /Catalog")
 
-    organised = _run("klea-stores-create", "pre-check", str(folder), "--organise", cwd=tmp_path)
+    organised = run_command(
+        "klea-stores-create", "pre-check", str(folder), "--organise", cwd=tmp_path
+    )
     assert organised.returncode == 0, organised.stderr
     assert (folder / "no-ocr" / "second" / "dark-matter-dwarf-galaxies.md").is_file()
 
-    built = _run(
+    built = run_command(
         "klea-stores-create",
         "build",
         "my-papers",
@@ -86,20 +69,20 @@ def test_own_folder_from_build_to_answers(tmp_path: Path) -> None:
     question = "What is the likely range of equilibrium climate sensitivity?"
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    answered = _run(*command[:-1], "--json", question, cwd=elsewhere)
+    answered = run_command(*command[:-1], "--json", question, cwd=elsewhere)
     assert answered.returncode == 0, answered.stderr
     assert _first_file(answered.stdout) == "climate-sensitivity.pdf"
 
     config = json.loads((tmp_path / "stores" / "stores.json").read_text())
     assert config["domains"]["papers"]["bm25_stores"][0]["path"] == "papers.bm25"
     crispr = "Which features predict off-target cleavage by Cas9?"
-    relative = _run(
+    relative = run_command(
         "klea-retrieve", "--stores-config", "../stores/stores.json", "--json", crispr, cwd=elsewhere
     )
     assert relative.returncode == 0, relative.stderr
     assert _first_file(relative.stdout) == "crispr-off-target.md"
 
-    lexical = _run(
+    lexical = run_command(
         "klea-retrieve",
         "--bm25-store",
         "fts5:../stores/papers.sqlite",

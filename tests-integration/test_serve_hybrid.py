@@ -10,37 +10,20 @@ hybrid hits equal those of a sci-etl in-memory vector memory holding the same ve
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from integration_cli import BIN, ENV, SAMPLE_PAPERS, run_command
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
-PAPERS = ROOT / "examples" / "corpus" / "papers"
-BIN = Path(sys.executable).parent
-ENV = {**os.environ, "KLEA_DOI_LOOKUP": "0", "HF_HUB_OFFLINE": "1", "COLUMNS": "200"}
 QUESTION = "Which features predict off-target cleavage by Cas9?"
-
-
-def _run(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(BIN / argv[0]), *argv[1:]],
-        cwd=cwd,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +32,8 @@ def built(tmp_path_factory) -> Path:
     folder = root / "my-papers"
     folder.mkdir()
     for name in ("crispr-off-target.md", "dark-matter-dwarf-galaxies.md", "bm25-revisited.md"):
-        shutil.copy(PAPERS / name, folder)
-    done = _run(
+        shutil.copy(SAMPLE_PAPERS / name, folder)
+    done = run_command(
         "klea-stores-create",
         "build",
         "my-papers",
@@ -222,7 +205,7 @@ def test_hybrid_hits_equal_a_sci_etl_memory_of_the_same_vectors(built: Path) -> 
 def test_sci_etl_search_cli_searches_the_klea_collection(built: Path) -> None:
     import json
 
-    done = _run(
+    done = run_command(
         "sci-etl-search",
         "search",
         "--any",
@@ -244,7 +227,7 @@ def test_sci_etl_search_cli_searches_the_klea_collection(built: Path) -> None:
         ("papers=chroma:nope", 1, "no Chroma store at"),
         ("p=chroma:chroma", 2, "collection name 'p' must be 3-512 characters"),
     ):
-        failed = _run(
+        failed = run_command(
             "sci-etl-search", "search", "x", "--db", "papers.sqlite", "--store", store, cwd=built
         )
         assert failed.returncode == status, failed.stderr

@@ -10,11 +10,9 @@ old ones keep answering, and the client sees the new paper with every request an
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -22,13 +20,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from integration_cli import BIN, ENV, SAMPLE_PAPERS, run_command
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
-PAPERS = ROOT / "examples" / "corpus" / "papers"
-BIN = Path(sys.executable).parent
-ENV = {**os.environ, "KLEA_DOI_LOOKUP": "0", "HF_HUB_OFFLINE": "1", "COLUMNS": "200"}
 NEW_PAPER = "dark-matter-dwarf-galaxies.md"
 QUESTION = "dark matter in dwarf galaxies"
 
@@ -37,15 +32,7 @@ def _build(tmp_path: Path) -> subprocess.CompletedProcess[str]:
     argv = ["build", "my-papers", "--store", "chroma:stores/chroma", "--collection", "papers"]
     argv += ["--bm25-store", "stores/papers.bm25", "--fts5-store", "stores/papers.sqlite"]
     argv += ["--max-tokens", "256", "--write-stores-config", "stores/stores.json"]
-    return subprocess.run(
-        [str(BIN / "klea-stores-create"), *argv],
-        cwd=tmp_path,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    return run_command("klea-stores-create", *argv, cwd=tmp_path, timeout=600)
 
 
 def _free_port() -> int:
@@ -95,7 +82,7 @@ class Client:
 def test_a_rebuilt_store_is_served_without_restart_or_failure(tmp_path: Path) -> None:
     folder = tmp_path / "my-papers"
     folder.mkdir()
-    shutil.copy(PAPERS / "crispr-off-target.md", folder)
+    shutil.copy(SAMPLE_PAPERS / "crispr-off-target.md", folder)
     first = _build(tmp_path)
     assert first.returncode == 0, first.stderr
 
@@ -120,7 +107,7 @@ def test_a_rebuilt_store_is_served_without_restart_or_failure(tmp_path: Path) ->
         assert client.statuses["document 404"] == 1
         client.thread.start()
 
-        shutil.copy(PAPERS / NEW_PAPER, folder)
+        shutil.copy(SAMPLE_PAPERS / NEW_PAPER, folder)
         second = _build(tmp_path)
         assert second.returncode == 0, second.stderr
         assert client.seen_new.wait(120), (tmp_path / "serve.log").read_text()
