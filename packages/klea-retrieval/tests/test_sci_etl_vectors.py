@@ -72,6 +72,8 @@ def _uri(backend: str, request, tmp_path_factory) -> str:
 
 
 def _dispose(store) -> None:
+    if hasattr(store, "EmbeddingStore"):  # PGVector: chunk ids are unique across the whole
+        store.delete_collection()  # database, so a later test's same ids must not meet these
     engine = getattr(store, "_engine", None)
     if engine is not None:
         engine.dispose()
