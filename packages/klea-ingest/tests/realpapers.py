@@ -51,3 +51,15 @@ def wild_page(name: str, index: int, folder: Path) -> Path:
         out.close()
         src.close()
     return path
+
+
+def _tesseract_available() -> bool:
+    from klea_utils.stores._ingest.pdf.ocr import tesseract_available
+
+    return tesseract_available()
+
+
+# scripts/test installs tesseract: under CI a missing one fails these tests instead.
+needs_tesseract = pytest.mark.skipif(
+    not _tesseract_available() and not os.environ.get("CI"), reason="tesseract not installed"
+)

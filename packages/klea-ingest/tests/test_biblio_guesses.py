@@ -8,7 +8,6 @@ venue must be guessed right from the file alone (no ``.bib``, no DOI services).
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 
 import pytest
@@ -17,8 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from klea_utils.stores._ingest.biblio import biblio_regex as rx
 from klea_utils.stores._ingest.convert.conversion import Converter
-from klea_utils.stores._ingest.pdf.ocr import tesseract_available
 from klea_utils.stores.biblio import extract_metadata
+from realpapers import needs_tesseract
 
 SAMPLE = Path(__file__).resolve().parents[3] / "examples" / "corpus" / "papers"
 
@@ -87,9 +86,6 @@ TRUTH: dict[str, tuple[str, list[str], str]] = {
 }
 
 # scripts/test installs tesseract (the scanned paper needs it): under CI a missing one fails.
-needs_tesseract = pytest.mark.skipif(
-    not tesseract_available() and not os.environ.get("CI"), reason="tesseract not installed"
-)
 
 
 @pytest.fixture(autouse=True)

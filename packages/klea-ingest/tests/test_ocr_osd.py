@@ -6,18 +6,12 @@ content, so the orientation step reuses what the script step learnt about the sa
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import pytest
-from klea_utils.stores._ingest.pdf.ocr import tesseract_available
 from klea_utils.stores._ingest.pdf.ocr_orientation import osd_turn
 from klea_utils.stores._ingest.pdf.ocr_osd import OsdReport, detect, known_report, parse_report
 from PIL import Image, ImageDraw, ImageFont
-
-needs_tesseract = pytest.mark.skipif(
-    not tesseract_available() and not os.environ.get("CI"), reason="tesseract not installed"
-)
+from realpapers import needs_tesseract
 
 LINES = [
     "Scanned pages arrive from the copier as one picture",

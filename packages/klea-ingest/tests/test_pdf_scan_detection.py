@@ -9,7 +9,6 @@ pages of ``shared/data/realpapers-wild`` check the files that were stored with n
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -17,22 +16,17 @@ import pypdfium2.raw as pdfium_raw
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from klea_utils.stores._ingest.pdf.ocr import tesseract_available
 from klea_utils.stores._ingest.pdf.ocr_orientation import tsv_score
 from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
 from klea_utils.stores._ingest.pdf.pdf_images import MIN_SCAN_COVER, image_cover
 from klea_utils.stores._ingest.pdf.pdf_lines import page_lines
 from PIL import Image, ImageDraw, ImageFont
-from realpapers import WILD, needs_wild, wild_page
+from realpapers import WILD, needs_tesseract, needs_wild, wild_page
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfgen import canvas
 
 pytestmark = pytest.mark.timeout(300)
 
-# scripts/test installs tesseract: under CI a missing one fails these tests instead.
-needs_tesseract = pytest.mark.skipif(
-    not tesseract_available() and not os.environ.get("CI"), reason="tesseract not installed"
-)
 
 PAGE = (612.0, 792.0)
 SCAN_LINES = [
