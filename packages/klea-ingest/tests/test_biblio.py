@@ -272,7 +272,7 @@ def test_ordinary_sentences_are_not_bylines(line: str) -> None:
 
 
 _WORD = st.from_regex(r"[A-Z][a-z]{2,9}", fullmatch=True).filter(
-    lambda w: w.casefold() not in rx._NOT_NAME_STARTS | {"and"}
+    lambda w: w.casefold() not in rx.NOT_NAME_STARTS | {"and"}
 )
 _NAME = st.lists(_WORD, min_size=2, max_size=3).map(" ".join)
 _JOURNAL = (

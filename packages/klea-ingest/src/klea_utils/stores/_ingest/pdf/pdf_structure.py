@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from klea_utils.stores._ingest.biblio.biblio_regex import is_banner
+from klea_utils.stores._ingest.biblio.line_kinds import is_banner
 from klea_utils.stores._ingest.pdf.headings import (
     Context,
     contents_entries,
