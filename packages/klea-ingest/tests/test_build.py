@@ -88,3 +88,45 @@ def test_build_then_rebuild_skips_everything(corpus: Path, tmp_path: Path, store
     again = builder.build(str(corpus), store_uri, "papers", bm25_path=bm25)
     assert again.chunks_added == 0
     assert again.files_skipped == summary.files_added
+
+
+def _stored_chunks(store_uri: str, collection: str) -> dict[str, str]:
+    """Every chunk of ``alpha.md`` and ``beta.md`` in the collection: id -> text."""
+    from klea_utils.stores._ingest.store.lazy_embeddings import LazyEmbeddings
+    from klea_utils.stores.utils import instantiate_vector_store
+
+    store = instantiate_vector_store(
+        store_uri, collection, LazyEmbeddings(MODEL, "cpu"), logging.getLogger("klea-test")
+    )
+    try:
+        ids = [f"{name}:{i}" for name in ("alpha.md", "beta.md") for i in range(40)]
+        return {str(doc.id): doc.page_content for doc in store.get_by_ids(ids)}
+    finally:
+        store._engine.dispose()
+
+
+def test_pgvector_collections_of_one_database_keep_their_own_chunks(
+    tmp_path: Path, pg_url: str
+) -> None:
+    """Same file names in two collections: LangChain keys rows by id across the database."""
+    src = tmp_path / "src"
+    write_markdown(src / "alpha.md", "Alpha Dendrites", sample_paragraphs(3, seed=1))
+    write_markdown(src / "beta.md", "Beta Synapses", sample_paragraphs(3, seed=2))
+    uri, builder = f"pgvector:{pg_url}", _builder()
+    one = builder.build(str(src), uri, "lab-one", bm25_path=str(tmp_path / "one.bm25"))
+    two = builder.build(str(src), uri, "lab-two", bm25_path=str(tmp_path / "two.bm25"))
+    assert one.chunks_added == two.chunks_added > 0
+    before = _stored_chunks(uri, "lab-one")
+    assert len(before) == one.chunks_added
+    assert _stored_chunks(uri, "lab-two") == before
+
+    write_markdown(src / "beta.md", "Beta Revised", sample_paragraphs(1, seed=7))
+    again = builder.build(str(src), uri, "lab-two", bm25_path=str(tmp_path / "two.bm25"))
+    assert again.files_replaced == 1
+    assert again.chunks_deleted > 0
+    assert _stored_chunks(uri, "lab-one") == before
+    revised = _stored_chunks(uri, "lab-two")
+    assert any("Revised" in text for text in revised.values())
+    assert {k: v for k, v in revised.items() if k.startswith("alpha")} == {
+        k: v for k, v in before.items() if k.startswith("alpha")
+    }

@@ -133,7 +133,9 @@ class PGVectorReader(VectorReader):
         pairs = self.store.similarity_search_with_score_by_vector(list(vector), k=k)
         return [(doc, 1.0 - float(distance)) for doc, distance in pairs]
 
-    def _rows(self, ids: Sequence[str] | None, limit: int | None = None) -> list[Any]:
+    def _rows(self, ids: Sequence[str] | None, limit: int | None = None) -> list[tuple[str, Any]]:
+        """``(chunk id, vector)`` rows of the collection (chunk ids as added, unscoped)."""
+        from klea_utils.stores._retrieval.pg_layout import PGLayout, public_id, stored_id
         from sqlalchemy import select
 
         table = self.store.EmbeddingStore
@@ -143,15 +145,18 @@ class PGVectorReader(VectorReader):
                 return []
             stmt = select(table.id, table.embedding).where(table.collection_id == collection.uuid)
             if ids is not None:
-                stmt = stmt.where(table.id.in_(list(ids)))
+                layout = PGLayout.of(collection.name, collection.cmetadata)
+                stored = [stored_id(layout, collection.uuid, i) for i in ids]
+                stmt = stmt.where(table.id.in_(stored))
             if limit is not None:
                 stmt = stmt.limit(limit)
-            return list(session.execute(stmt).all())
+            rows = session.execute(stmt).all()
+            return [(public_id(row.id, collection.uuid), row.embedding) for row in rows]
 
     def vectors(self, ids: Sequence[str]) -> dict[str, list[float]]:
         if not ids:
             return {}
-        return {str(row.id): _floats(row.embedding) for row in self._rows(ids)}
+        return {chunk_id: _floats(vector) for chunk_id, vector in self._rows(ids)}
 
     def count(self) -> int:
         from sqlalchemy import func, select
@@ -166,7 +171,7 @@ class PGVectorReader(VectorReader):
 
     def sample_vector(self) -> list[float] | None:
         rows = self._rows(None, limit=1)
-        return _floats(rows[0].embedding) if rows else None
+        return _floats(rows[0][1]) if rows else None
 
 
 def vector_reader(store: Any) -> VectorReader:

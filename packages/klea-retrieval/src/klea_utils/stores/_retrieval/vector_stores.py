@@ -121,7 +121,9 @@ def instantiate_vector_store(
     :data:`CHROMA_HNSW_SPACE` distance space, existing ones keep theirs.
     ``qdrant:http://host:port`` connects to a Qdrant server and ``qdrant:/folder`` opens
     local mode (one shared client per folder); ids are readable chunk ids mapped to
-    UUIDv5 point ids. ``pgvector:postgresql://...`` opens a PGVector collection. For
+    UUIDv5 point ids. ``pgvector:postgresql://...`` opens a PGVector collection; a new
+    one stores ids scoped by the collection and gets its own HNSW index (see
+    ``_retrieval/pg_layout.py``). For
     Qdrant and PGVector ``create`` is a no-op: a missing collection is created.
 
     Raises:
