@@ -21,36 +21,43 @@ file against its reference and against a raw pypdfium2 text layer read in the sa
 
     uv run --frozen python scripts/bench/pdf_fidelity.py [--data DIR] [--only STEM] [--json OUT]
 
-Normalisation follows the data set's README (markdown, HTML entities, LaTeX math removed;
-NFKC, lower case, ``[^\\W_]+`` tokens; line-end hyphens rejoined on the PDF side). One
-step goes beyond it, to be more faithful to what a PDF can print: the references made with
-Docling's LaTeX backend keep cross-reference and citation keys (``Section[sec:real]``,
-``Figure[fig\\_real]``, ``[McDuff:DeftoIso]``, ``Appendix\\ref{app:x}``) where the PDF prints
-a number or a short label, so those keys (a ``\\ref``/``\\cite`` argument, or a bracketed list
-of identifiers with a ``:`` or ``_`` in them) are dropped like the other LaTeX leftovers;
-a bracketed plain word (``[DS]``, which alpha-style citations print) stays. No extractor
-can find these words in the text; they were matched only by accident, mostly by running
-heads that repeat a section's name on every page (``7 REAL DATA`` against
-``Section[sec:real]``), which credited the raw text layer for page furniture.
+Normalisation (``pdf_words.tokens``) follows the data set's README (markdown, HTML entities,
+LaTeX math removed; NFKC, lower case, ``[^\\W_]+`` tokens; line-end hyphens rejoined on the
+PDF side). One step goes beyond it, to be more faithful to what a PDF can print: the
+references made with Docling's LaTeX backend keep cross-reference and citation keys
+(``Section[sec:real]``, ``Figure[fig\\_real]``, ``[McDuff:DeftoIso]``,
+``Appendix\\ref{app:x}``) where the PDF prints a number or a short label, so those keys (a
+``\\ref``/``\\cite`` argument, or a bracketed list of identifiers with a ``:`` or ``_`` in
+them) are dropped like the other LaTeX leftovers; a bracketed plain word (``[DS]``, which
+alpha-style citations print) stays. No extractor can find these words in the text; they were
+matched only by accident, mostly by running heads that repeat a section's name on every page
+(``7 REAL DATA`` against ``Section[sec:real]``), which credited the raw text layer for page
+furniture.
 """
 
 from __future__ import annotations
+
+import os
+import sys
+
+# This folder holds a ``tokenize.py`` that would shadow the standard library's: it moves
+# behind the standard library on the import path (``pdf_words`` is imported from it).
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    sys.path.append(sys.path.pop(0))
 
 import argparse
 import html
 import json
 import logging
-import os
 import re
 import shutil
-import sys
 import tempfile
 import time
-import unicodedata
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from pdf_words import bag_recall, pdf_tokens, tokens
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Indel
 
@@ -83,9 +90,6 @@ def _drop_key(match: re.Match[str]) -> str:
     return " " if text.startswith("\\") or ":" in text or "_" in text else text
 
 
-_TOKEN = re.compile(r"[^\W_]+")
-
-
 def _strip_markdown(text: str) -> str:
     text = re.sub(r"<!--.*?-->", " ", text, flags=re.DOTALL)
     text = re.sub(r"(?m)^Image:.*$", " ", text)
@@ -101,25 +105,14 @@ def _strip_markdown(text: str) -> str:
     return _COMMAND.sub(" ", text)
 
 
-def tokens(text: str) -> list[str]:
-    """NFKC, lower-case word tokens."""
-    return _TOKEN.findall(unicodedata.normalize("NFKC", text).lower())
-
-
 def ref_tokens(markdown: str) -> list[str]:
     return tokens(_strip_markdown(markdown))
 
 
-def pdf_tokens(text: str) -> list[str]:
-    text = re.sub(r"[\u00ad\ufffe\-]\r?\n\s*(?=[a-z])", "", text)
-    text = text.replace("\ufffe", "").replace("\u00ad", "")
-    return tokens(text)
-
-
 def recall(ref: list[str], out: list[str]) -> float:
-    if not ref:
-        return 0.0
-    return sum((Counter(ref) & Counter(out)).values()) / len(ref)
+    """Bag-of-words recall; 0.0 when the reference holds no word."""
+    value = bag_recall(ref, out)
+    return 0.0 if value is None else value
 
 
 def order(ref: list[str], out: list[str]) -> float:

@@ -20,11 +20,11 @@ whole ``build`` process tree: the CLI, its conversion workers, tesseract), the p
 the process tree (sum over its processes, sampled every 0.1 s) and of its largest process,
 and the number of ``Warning`` lines the build printed on stderr (library noise).
 
-*Words*: the text is NFKC-normalised and lower-cased; a hyphen (``-``, soft hyphen, or
-pdfium's U+FFFE) at a line end followed by a lower-case letter joins the two halves; a word
-is a maximal run of letters and combining marks, kept when it has 3+ letters. Scripts
-written without spaces (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar) have no words
-to count, so their runs are cut into overlapping 3-character shingles after whitespace
+*Words* (``pdf_words.words``): the text is NFKC-normalised and lower-cased; a hyphen (``-``,
+soft hyphen, or pdfium's U+FFFE) at a line end followed by a lower-case letter joins the two
+halves; a word is a maximal run of letters and combining marks, kept when it has 3+ letters.
+Scripts written without spaces (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar) have no
+words to count, so their runs are cut into overlapping 3-character shingles after whitespace
 between two such characters is dropped (a line break inside a Chinese sentence is no word
 boundary). The text layer is pypdfium2's ``get_text_range()`` of every page.
 
@@ -48,9 +48,10 @@ from __future__ import annotations
 import os
 import sys
 
-# This folder holds a ``tokenize.py`` that would shadow the standard library's.
+# This folder holds a ``tokenize.py`` that would shadow the standard library's: it moves
+# behind the standard library on the import path (``pdf_words`` is imported from it).
 if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
-    sys.path.pop(0)
+    sys.path.append(sys.path.pop(0))
 
 import argparse
 import collections
@@ -72,6 +73,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+from pdf_words import bag_recall, script_of, unspaced, words
 
 _ROOT = Path(__file__).resolve().parents[2]
 
@@ -82,89 +84,6 @@ def _default_set() -> Path:
         if candidate.is_dir():
             return candidate
     return _ROOT.parent / "shared" / "data" / "realpapers-wild"
-
-
-# -- words ---------------------------------------------------------------------------------
-
-_UNSPACED = ("CJK", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR")
-_LINE_END_HYPHEN = re.compile(r"[\u00ad\ufffe\-]\r?\n\s*(?=[a-z])")
-
-
-def _script(ch: str) -> str:
-    """The script of a letter, from its Unicode name (``LATIN``, ``CYRILLIC``, ...)."""
-    try:
-        name = unicodedata.name(ch)
-    except ValueError:
-        return "UNKNOWN"
-    first = name.split(" ", 1)[0]
-    if first in ("CJK", "HIRAGANA", "KATAKANA", "KATAKANA-HIRAGANA", "HANGUL", "IDEOGRAPHIC"):
-        return "CJK"
-    if first in ("GREEK", "MODIFIER"):
-        return "LATIN"
-    return first
-
-
-def _unspaced(ch: str) -> bool:
-    return unicodedata.category(ch)[0] in "LM" and _script(ch).startswith(_UNSPACED)
-
-
-def _run_key(ch: str) -> str:
-    """Letters of one word share a key: the script when written without spaces."""
-    return _script(ch) if _unspaced(ch) else ""
-
-
-def _join_unspaced(text: str) -> str:
-    """Drop whitespace between two characters of a script written without spaces."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch.isspace() and out and _unspaced(out[-1]):
-            j = i
-            while j < n and text[j].isspace():
-                j += 1
-            if j < n and _unspaced(text[j]) and _script(text[j]) == _script(out[-1]):
-                i = j
-                continue
-        out.append(ch)
-        i += 1
-    return "".join(out)
-
-
-def words(text: str) -> list[str]:
-    """The module docstring's *Words*: 3+ letter words and 3-character shingles."""
-    text = unicodedata.normalize("NFKC", text)
-    text = _LINE_END_HYPHEN.sub("", text).replace("\ufffe", "").replace("\u00ad", "")
-    text = _join_unspaced(text.lower())
-    out: list[str] = []
-    run: list[str] = []
-
-    def flush() -> None:
-        if not run:
-            return
-        if all(_unspaced(c) or unicodedata.category(c)[0] == "M" for c in run):
-            out.extend("".join(run[i : i + 3]) for i in range(max(0, len(run) - 2)))
-        elif sum(unicodedata.category(c)[0] == "L" for c in run) >= 3:
-            out.append("".join(run))
-        run.clear()
-
-    for ch in text:
-        cat = unicodedata.category(ch)[0]
-        if cat == "L" or (cat == "M" and run):
-            if run and cat == "L" and _run_key(ch) != _run_key(run[-1]):
-                flush()
-            run.append(ch)
-        else:
-            flush()
-    flush()
-    return out
-
-
-def recall(reference: list[str], output: list[str]) -> float | None:
-    if not reference:
-        return None
-    hits = collections.Counter(reference) & collections.Counter(output)
-    return sum(hits.values()) / len(reference)
 
 
 # -- gibberish -----------------------------------------------------------------------------
@@ -194,7 +113,7 @@ def is_gibberish(word: str) -> bool:
         return True
     # Japanese and Chinese set Latin words inside a sentence without a blank (``Zipfの法則``):
     # a token of an unspaced script is a phrase, so only the other letters must agree
-    scripts = {_script(c) for c in word if unicodedata.category(c)[0] == "L" and not _unspaced(c)}
+    scripts = {script_of(c) for c in word if unicodedata.category(c)[0] == "L" and not unspaced(c)}
     return len(scripts) > 1 or _vowelless_run(word)
 
 
@@ -408,7 +327,7 @@ def measure_file(path: Path, docs: list[Any], reason: str, categories: list[str]
         chunks=len(docs),
         covered=len(covered & content),
         content_pages=len(content),
-        recall=recall(layer.words, chunk_words) if docs or layer.words else None,
+        recall=bag_recall(layer.words, chunk_words) if docs or layer.words else None,
         gibberish=gib,
         stored_words=len(stored),
     )
