@@ -19,16 +19,22 @@ call; under load no error and p95 < 2 s. Prints a Markdown table for docs/benchm
 
 from __future__ import annotations
 
+import os
+import sys
+
+# This folder holds a ``tokenize.py`` that would shadow the standard library's: it moves
+# behind the standard library on the import path (``serve_client`` is imported from it).
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    sys.path.append(sys.path.pop(0))
+
 import argparse
-import concurrent.futures
-import socket
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx
+from serve_client import BIN, load, percentile, start_server, timed
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTIONS = (
@@ -38,13 +44,6 @@ QUESTIONS = (
     "How does BM25 normalize document length?",
     "Do marine heatwaves cause coral bleaching?",
 )
-BIN = Path(sys.executable).parent
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
-    return ordered[index]
 
 
 def cold_cli(stores: Path) -> float:
@@ -57,61 +56,20 @@ def cold_cli(stores: Path) -> float:
     return time.perf_counter() - started
 
 
-def start_server(stores: Path) -> tuple[subprocess.Popen[bytes], str, float]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
-    started = time.perf_counter()
-    server = subprocess.Popen(
-        [str(BIN / "klea-serve"), "--stores-config", str(stores), "--port", str(port)],
-        stderr=subprocess.DEVNULL,
-    )
-    while True:
-        try:
-            httpx.get(f"{url}/api/health", timeout=2).raise_for_status()
-            return server, url, time.perf_counter() - started
-        except httpx.HTTPError:
-            if server.poll() is not None or time.perf_counter() - started > 600:
-                server.kill()
-                raise SystemExit("klea-serve did not start") from None
-            time.sleep(0.5)
-
-
-def one(client: httpx.Client, question: str) -> float:
-    started = time.perf_counter()
+def retrieve(client: httpx.Client, i: int) -> None:
+    """``POST /api/retrieve`` with the ``i``-th question (cycling); no passages is an error."""
+    question = QUESTIONS[i % len(QUESTIONS)]
     response = client.post("/api/retrieve", json={"query": question, "k": 5})
     response.raise_for_status()
     if not response.json()["passages"]:
         raise RuntimeError(f"no passages for {question!r}")
-    return time.perf_counter() - started
 
 
 def sequential(url: str, requests: int) -> list[float]:
     with httpx.Client(base_url=url, timeout=60) as client:
-        for question in QUESTIONS:  # warm-up: first use of each code path
-            one(client, question)
-        return [one(client, QUESTIONS[i % len(QUESTIONS)]) for i in range(requests)]
-
-
-def load(url: str, clients: int, seconds: float) -> tuple[list[float], int]:
-    deadline = time.perf_counter() + seconds
-
-    def worker(n: int) -> tuple[list[float], int]:
-        times, errors = [], 0
-        with httpx.Client(base_url=url, timeout=60) as client:
-            i = n
-            while time.perf_counter() < deadline:
-                try:
-                    times.append(one(client, QUESTIONS[i % len(QUESTIONS)]))
-                except (httpx.HTTPError, RuntimeError):
-                    errors += 1
-                i += 1
-        return times, errors
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=clients) as pool:
-        results = list(pool.map(worker, range(clients)))
-    return [t for times, _ in results for t in times], sum(e for _, e in results)
+        for i in range(len(QUESTIONS)):  # warm-up: first use of each code path
+            retrieve(client, i)
+        return [timed(retrieve, client, i) for i in range(requests)]
 
 
 def main() -> None:
@@ -127,13 +85,13 @@ def main() -> None:
 
     cold = cold_cli(stores)
     print(f"cold klea-retrieve, one query: {cold:.2f} s", flush=True)
-    server, url, startup = start_server(stores)
+    server, url, startup = start_server(stores, wait_s=600)
     try:
         print(f"klea-serve start-up (stores and model loaded): {startup:.1f} s", flush=True)
         times = sequential(url, args.requests)
         p50, p95 = statistics.median(times), percentile(times, 0.95)
         print(f"resident retrieve x{len(times)}: p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms")
-        loaded, errors = load(url, args.clients, args.seconds)
+        loaded, errors = load(url, [retrieve], args.clients, args.seconds)
         lp50, lp95 = statistics.median(loaded), percentile(loaded, 0.95)
         print(
             f"{args.clients} clients x {args.seconds:g} s: {len(loaded)} requests, "

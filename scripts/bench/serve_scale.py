@@ -25,27 +25,28 @@ facets < 300 ms, no error under load. Prints a Markdown table for docs/benchmark
 
 from __future__ import annotations
 
+import os
+import sys
+
+# This folder holds a ``tokenize.py`` that would shadow the standard library's: it moves
+# behind the standard library on the import path (``serve_client`` is imported from it).
+if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+    sys.path.append(sys.path.pop(0))
+
 import argparse
-import concurrent.futures
 import json
 import logging
 import random
-import socket
 import statistics
-import subprocess
-import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bm25_scale import make_chunks, queries
 from sci_etl_core.search import question_query
+from serve_client import Call, load, percentile, start_server, timed
 
-BIN = Path(sys.executable).parent
 DIMENSIONS = 384
 COLLECTION = "scale"
 JOURNALS = ("Nature", "Cell", "Science", "PLOS ONE", "eLife", "BMJ", "Lancet", "JAMA")
@@ -149,35 +150,6 @@ def build(folder: Path, size: int, backend: str) -> Path:
     return config_path
 
 
-def start_server(stores: Path) -> tuple[subprocess.Popen[bytes], str, float]:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
-    started = time.perf_counter()
-    server = subprocess.Popen(
-        [str(BIN / "klea-serve"), "--stores-config", str(stores), "--port", str(port)],
-        stderr=subprocess.DEVNULL,
-    )
-    while True:
-        try:
-            httpx.get(f"{url}/api/health", timeout=5).raise_for_status()
-            return server, url, time.perf_counter() - started
-        except httpx.HTTPError:
-            if server.poll() is not None or time.perf_counter() - started > 900:
-                server.kill()
-                raise SystemExit("klea-serve did not start") from None
-            time.sleep(0.25)
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
-
-
-Call = Callable[[httpx.Client, int], None]
-
-
 def operations(questions: list[str], files: list[str], hybrid: bool) -> dict[str, Call]:
     def check(response: httpx.Response) -> Any:
         response.raise_for_status()
@@ -221,32 +193,6 @@ def operations(questions: list[str], files: list[str], hybrid: bool) -> dict[str
     return ops
 
 
-def timed(op: Call, client: httpx.Client, i: int) -> float:
-    started = time.perf_counter()
-    op(client, i)
-    return time.perf_counter() - started
-
-
-def load(url: str, ops: list[Call], clients: int, seconds: float) -> tuple[list[float], int]:
-    deadline = time.perf_counter() + seconds
-
-    def worker(n: int) -> tuple[list[float], int]:
-        times, errors = [], 0
-        with httpx.Client(base_url=url, timeout=60) as client:
-            i = n
-            while time.perf_counter() < deadline:
-                try:
-                    times.append(timed(ops[i % len(ops)], client, i))
-                except (httpx.HTTPError, RuntimeError):
-                    errors += 1
-                i += 1
-        return times, errors
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=clients) as pool:
-        results = list(pool.map(worker, range(clients)))
-    return [t for times, _ in results for t in times], sum(e for _, e in results)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=100_000)
@@ -266,7 +212,7 @@ def main() -> None:
     import psutil
 
     questions = queries(200)
-    server, url, startup = start_server(stores)
+    server, url, startup = start_server(stores, wait_s=900)
     rows: list[tuple[str, str, str]] = [
         ("start-up (until /api/health answers)", f"{startup:.1f} s", "")
     ]
