@@ -29,6 +29,17 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from klea_utils.stores._retrieval.cli_options import (
+    Bm25Stores,
+    Domains,
+    Quiet,
+    Rerank,
+    StoreUris,
+    Verbose,
+    Version,
+    log_level,
+    run_app,
+)
 from klea_utils.stores._retrieval.json_limits import JsonTooDeepError, loads_bounded
 
 if TYPE_CHECKING:
@@ -86,22 +97,8 @@ def _filter(text: str | None) -> dict[str, Any] | None:
     return value
 
 
-def _version(value: bool) -> None:
-    if value:
-        from importlib.metadata import version
-
-        typer.echo(f"klea-retrieve (klea-retrieval {version('klea-retrieval')})")
-        raise typer.Exit()
-
-
 def _configure_logging(verbose: int, quiet: bool) -> logging.Logger:
-    level = (
-        logging.ERROR
-        if quiet
-        else logging.DEBUG
-        if verbose > 1
-        else (logging.INFO if verbose else logging.WARNING)
-    )
+    level = log_level(verbose, quiet)
     logging.basicConfig(level=level, format="%(levelname)s %(message)s", force=True)
     for name in ("httpx", "chromadb", "sentence_transformers", "transformers", "urllib3"):
         logging.getLogger(name).setLevel(max(level, logging.WARNING))
@@ -119,33 +116,15 @@ def retrieve(
             help="Stores configuration JSON (relative store paths resolve against its folder).",
         ),
     ] = None,
-    store: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--store",
-            metavar="COLLECTION=URI",
-            help="A vector store, e.g. papers=chroma:stores/chroma (repeatable).",
-        ),
-    ] = None,
-    bm25_store: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--bm25-store",
-            metavar="PATH",
-            help="A BM25 corpus file, or fts5:INDEX.sqlite (repeatable).",
-        ),
-    ] = None,
-    domain: Annotated[
-        list[str] | None, typer.Option("--domain", help="Domain to search (repeatable).")
-    ] = None,
+    store: StoreUris = None,
+    bm25_store: Bm25Stores = None,
+    domain: Domains = None,
     filter_text: Annotated[
         str | None,
         typer.Option("--filter", metavar="JSON", help='Metadata filter, e.g. {"year": 2021}.'),
     ] = None,
     top_k: Annotated[int, typer.Option("-k", "--top-k", min=1, help="Results per store.")] = 5,
-    rerank: Annotated[
-        str | None, typer.Option("--rerank", metavar="MODEL", help="Cross-encoder to re-rank with.")
-    ] = None,
+    rerank: Rerank = None,
     embedding_model: Annotated[
         str, typer.Option("--embedding-model", help="Embedding model, provider:model.")
     ] = DEFAULT_EMBEDDING_MODEL,
@@ -168,17 +147,12 @@ def retrieve(
         int,
         typer.Option("--context-tokens", min=1, help="Token budget of a widened passage."),
     ] = DEFAULT_CONTEXT_TOKENS,
-    verbose: Annotated[
-        int, typer.Option("-v", "--verbose", count=True, help="More log output (-vv: debug).")
-    ] = 0,
-    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only errors.")] = False,
+    verbose: Verbose = 0,
+    quiet: Quiet = False,
     old_stores: Annotated[Path | None, typer.Option("--stores", hidden=True)] = None,
     old_k: Annotated[int | None, typer.Option("--k", min=1, hidden=True)] = None,
     old_model: Annotated[str | None, typer.Option("--model", hidden=True)] = None,
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
-    ] = False,
+    version: Version = False,
 ) -> None:
     logger = _configure_logging(verbose, quiet)
     if context is not None and context not in ("off", "neighbours", "section"):
@@ -330,12 +304,7 @@ def run(args: Any, logger: logging.Logger) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point; returns the exit status (0 ok, 1 failed, 2 usage error)."""
-    try:
-        app(args=list(argv) if argv is not None else None, prog_name="klea-retrieve")
-    except SystemExit as exc:
-        code = exc.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
-    return 0
+    return run_app(app, argv, "klea-retrieve")
 
 
 if __name__ == "__main__":  # pragma: no cover

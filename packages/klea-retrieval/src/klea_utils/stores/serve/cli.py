@@ -31,6 +31,17 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
+from klea_utils.stores._retrieval.cli_options import (
+    Bm25Stores,
+    Domains,
+    Quiet,
+    Rerank,
+    StoreUris,
+    Verbose,
+    Version,
+    log_level,
+    run_app,
+)
 
 if TYPE_CHECKING:
     from klea_utils.stores.config import RetrieverConfig
@@ -89,22 +100,8 @@ def _error(message: object, status: int) -> typer.Exit:
     return typer.Exit(status)
 
 
-def _version(value: bool) -> None:
-    if value:
-        from importlib.metadata import version
-
-        typer.echo(f"klea-serve (klea-retrieval {version('klea-retrieval')})")
-        raise typer.Exit()
-
-
 def _configure_logging(verbose: int, quiet: bool) -> None:
-    level = (
-        logging.ERROR
-        if quiet
-        else logging.DEBUG
-        if verbose > 1
-        else (logging.INFO if verbose else logging.WARNING)
-    )
+    level = log_level(verbose, quiet)
     logging.basicConfig(
         level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr, force=True
     )
@@ -123,19 +120,9 @@ def serve(
             help=f"Stores configuration JSON file (default: ${_STORES_ENV}).",
         ),
     ] = None,
-    store: Annotated[
-        list[str] | None,
-        typer.Option("--store", metavar="COLLECTION=URI", help="A vector store (repeatable)."),
-    ] = None,
-    bm25_store: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--bm25-store", metavar="PATH", help="A BM25 corpus, or fts5:INDEX (repeatable)."
-        ),
-    ] = None,
-    domain: Annotated[
-        list[str] | None, typer.Option("--domain", help="Serve only this domain (repeatable).")
-    ] = None,
+    store: StoreUris = None,
+    bm25_store: Bm25Stores = None,
+    domain: Domains = None,
     fts5_index: Annotated[
         Path | None,
         typer.Option(
@@ -158,10 +145,7 @@ def serve(
             help="provider:model spec (default: the packaged all-MiniLM-L6-v2).",
         ),
     ] = None,
-    rerank: Annotated[
-        str | None,
-        typer.Option("--rerank", metavar="MODEL", help="Cross-encoder to re-rank with."),
-    ] = None,
+    rerank: Rerank = None,
     top_k: Annotated[
         int, typer.Option("-k", "--top-k", min=1, help="Passages per store and domain.")
     ] = 5,
@@ -224,14 +208,9 @@ def serve(
             "once they hold still (0: only on POST /api/reload).",
         ),
     ] = 2.0,
-    verbose: Annotated[
-        int, typer.Option("-v", "--verbose", count=True, help="More log output (-vv: debug).")
-    ] = 0,
-    quiet: Annotated[bool, typer.Option("-q", "--quiet", help="Only errors.")] = False,
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
-    ] = False,
+    verbose: Verbose = 0,
+    quiet: Quiet = False,
+    version: Version = False,
 ) -> None:
     _configure_logging(verbose, quiet)
     if rerank is not None and not rerank.strip():
@@ -356,12 +335,7 @@ def _serve_http(service: KleaService, args: SimpleNamespace, access: AccessPolic
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Console entry point; returns the exit status (0 ok, 1 failed, 2 usage error)."""
-    try:
-        app(args=list(argv) if argv is not None else None, prog_name="klea-serve")
-    except SystemExit as exc:
-        code = exc.code
-        return code if isinstance(code, int) else (0 if code is None else 1)
-    return 0
+    return run_app(app, argv, "klea-serve")
 
 
 if __name__ == "__main__":  # pragma: no cover
