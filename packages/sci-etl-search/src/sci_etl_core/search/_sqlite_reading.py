@@ -8,7 +8,8 @@ the operation the worker thread runs with the connection; the SQL comes from
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TypeVar
 
 from sci_etl_core.search import _sqlite_sql as sql
@@ -39,6 +40,16 @@ _ID_CHUNK = 500
 """Record ids per ``IN`` list, well under SQLite's limit on bound parameters."""
 
 
+@contextmanager
+def _snapshot(connection: sqlite3.Connection) -> Iterator[None]:
+    """One read transaction: every statement inside reads the same state of the file."""
+    connection.execute("BEGIN")
+    try:
+        yield
+    finally:
+        connection.execute("COMMIT")
+
+
 def search_operation(
     state: IndexState,
     node: Node,
@@ -52,13 +63,9 @@ def search_operation(
     def read(connection: sqlite3.Connection) -> list[TextHit]:
         state.require_tokenizer(node)
         state.require_built(item.key for item in filters)
-        # One snapshot for the ranking and the hits' records, even beside another writer.
-        connection.execute("BEGIN")
-        try:
+        with _snapshot(connection):  # the ranking and the hits' records, beside any writer
             ranked = _rank(connection, state, match, limit, exclude_record_id, filters)
             return read_hits(connection, state.path, node, match, ranked, state.tokenizer)
-        finally:
-            connection.execute("COMMIT")
 
     return read
 
@@ -134,13 +141,10 @@ def facet_operation(
         state.require_tokenizer(node)
         state.require_built([*keys, *(item.key for item in filters)])
         result: dict[str, tuple[tuple[str, int], ...]] = {}
-        connection.execute("BEGIN")
-        try:
+        with _snapshot(connection):
             for key, (statement, params) in statements.items():
                 counts = {str(v): int(c) for v, c in connection.execute(statement, params)}
                 result[key] = sort_facet_counts(counts)
-        finally:
-            connection.execute("COMMIT")
         return result
 
     return read
@@ -160,14 +164,11 @@ def range_operation(
     def read(connection: sqlite3.Connection) -> tuple[int, ...]:
         state.require_tokenizer(node)
         state.require_built([*(r.key for r in ranges), *(f.key for f in filters)])
-        connection.execute("BEGIN")
-        try:
+        with _snapshot(connection):
             return tuple(
                 int(connection.execute(statement, params).fetchone()[0])
                 for statement, params in statements
             )
-        finally:
-            connection.execute("COMMIT")
 
     return read
 
