@@ -110,40 +110,10 @@ def build_tiny_cross_encoder(folder: Path) -> Path:
 
 
 def write_fts5_index(path: Path, docs: Sequence[Document], *, stemming: bool | None = None) -> int:
-    """Index ``docs`` (by their ids) into an ``fts5:`` index, as ingestion's writer does.
+    """Index ``docs`` (by their ids) into an ``fts5:`` index; the number written.
 
-    klea-ingest owns the writer; this support writes the same layout with the public
-    reader-side pieces (``open_fts5_store`` and ``search_document``) so the retrieval
-    tests run with klea-retrieval alone.
+    The public writer (``retrieval.fts5_index.write_fts5_chunks``), as ingestion uses it.
     """
-    import asyncio
+    from klea_utils.stores.retrieval.fts5_index import write_fts5_chunks
 
-    from klea_utils.stores.retrieval.fts5_index import open_fts5_store, search_document
-
-    async def write() -> int:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        store = open_fts5_store(path, stemming=stemming)
-        try:
-            await store.index([search_document(d.id or "", d) for d in docs])
-            return await store.count()
-        finally:
-            await store.aclose()
-
-    return asyncio.run(write())
-
-
-def delete_fts5_records(path: Path, ids: Sequence[str]) -> None:
-    """Delete records ``ids`` from the ``fts5:`` index at ``path`` (unknown ids ignored)."""
-    import asyncio
-
-    from klea_utils.stores.retrieval.fts5_index import open_fts5_store
-
-    async def delete() -> None:
-        store = open_fts5_store(path)
-        try:
-            for record_id in ids:
-                await store.delete_record(record_id)
-        finally:
-            await store.aclose()
-
-    asyncio.run(delete())
+    return write_fts5_chunks(path, [(d.id or "", d) for d in docs], stemming=stemming)

@@ -9,8 +9,8 @@ from klea_utils.stores.config import BM25StoreInfo, PerDomainConfig, RetrieverCo
 from klea_utils.stores.langchain_bm25 import BM25Retriever
 from klea_utils.stores.retrieval._fts5 import Fts5Bm25Index, fts5_query
 from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager
-from klea_utils.stores.retrieval.fts5_index import search_document
-from retrieval_support import corpus_documents, delete_fts5_records, write_fts5_index
+from klea_utils.stores.retrieval.fts5_index import delete_fts5_ids, search_document
+from retrieval_support import corpus_documents, write_fts5_index
 
 LOG = logging.getLogger("test-fts5")
 
@@ -52,7 +52,7 @@ def test_fts5_filters_deletion_and_replacement(index_path):
     hits = mgr.retrieve("neuro", "neurons", metadata_filter={"year": {"$lt": 2016}})
     assert hits
     assert all(d.metadata["year"] < 2016 for d, _ in hits)
-    delete_fts5_records(index_path, ["jones2015.pdf:0", "unknown:9"])
+    delete_fts5_ids(index_path, ["jones2015.pdf:0", "unknown:9"])
     after = mgr.retrieve("neuro", "calcium imaging")
     assert "jones2015.pdf:0" not in [d.id for d, _ in after]
     index = config_index(mgr)
