@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from klea_utils.stores._ingest.convert.file_processing import FileOutcome, FileProcessor
+from klea_utils.stores._ingest.workers.worker_memory import over_cap, rss_bytes
 from klea_utils.stores._ingest.workers.worker_results import (
     ChunkItemResult,
     ChunkWorkerConfig,
@@ -23,15 +24,6 @@ __all__ = ["WORKER_LOGGER", "build_processor", "convert_in_process", "convert_it
 
 WORKER_LOGGER = "klea_utils.stores.chunk_worker"
 """The logger conversion workers log to (in a spawned worker, forwarded to the parent)."""
-
-
-def _rss_bytes() -> int | None:
-    try:
-        import psutil
-
-        return int(psutil.Process().memory_info().rss)
-    except Exception:  # RSS unavailable on this platform: the batch size bounds the worker
-        return None
 
 
 def build_processor(config: ChunkWorkerConfig, logger: logging.Logger) -> FileProcessor:
@@ -63,8 +55,8 @@ def _result_for(path: Path, file_hash: str, outcome: FileOutcome) -> ChunkItemRe
 
 
 def _over_cap(config: ChunkWorkerConfig, logger: logging.Logger, left: int) -> bool:
-    rss = _rss_bytes()
-    if config.mem_limit_bytes is None or rss is None or rss <= config.mem_limit_bytes:
+    rss = rss_bytes()
+    if not over_cap(rss, config.mem_limit_bytes):
         return False
     logger.info("Worker RSS %d > cap %d: deferring %d file(s)", rss, config.mem_limit_bytes, left)
     return True

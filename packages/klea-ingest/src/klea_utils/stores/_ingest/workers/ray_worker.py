@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.biblio.doi_cache import DOI_CACHE_FILE_NAME, open_doi_cache
+from klea_utils.stores._ingest.workers.worker_memory import over_cap, rss_bytes
 from langchain_core.documents import Document
 
 __all__ = ["RayConversionWorker", "RayFileResult", "over_cap", "read_doi_records"]
@@ -50,15 +51,6 @@ class RayFileResult:
     doi_records: dict[str, dict[str, Any]] = field(default_factory=dict)
     rss: int | None = None
     deferred: bool = False
-
-
-def _rss_bytes() -> int | None:
-    try:
-        import psutil
-
-        return int(psutil.Process().memory_info().rss)
-    except Exception:  # RSS unavailable on this platform: the batch size bounds the worker
-        return None
 
 
 class RayConversionWorker:
@@ -126,7 +118,7 @@ class RayConversionWorker:
         The driver sends the next file before this one is answered, so the cap is checked
         here: once over it, every later call is answered ``deferred`` without converting.
         """
-        if self.converted and over_cap(_rss_bytes(), self.mem_limit):
+        if self.converted and over_cap(rss_bytes(), self.mem_limit):
             return RayFileResult(deferred=True)
         self.converted += 1
         path = self.files / name
@@ -135,7 +127,7 @@ class RayConversionWorker:
             outcome = self.processor.convert(path, file_hash)
         finally:
             path.unlink(missing_ok=True)
-        result = RayFileResult(rss=_rss_bytes())
+        result = RayFileResult(rss=rss_bytes())
         if outcome.error is not None:
             result.error = outcome.error.replace(str(path), driver_path)
             return result
@@ -157,11 +149,6 @@ class RayConversionWorker:
         new = {doi: entries[doi] for doi in entries if doi not in self.known_dois}
         self.known_dois.update(new)
         return new
-
-
-def over_cap(rss: int | None, cap: int | None) -> bool:
-    """Whether resident memory ``rss`` is over the cap (never when either is unknown)."""
-    return cap is not None and rss is not None and rss > cap
 
 
 def _sweep_dead_workers_folders() -> None:
