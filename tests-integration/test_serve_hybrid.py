@@ -80,8 +80,9 @@ def server(built: Path) -> Iterator[str]:
     try:
         deadline = time.monotonic() + 600
         while True:
-            try:
-                if httpx.get(f"{url}/api/health", timeout=5).status_code == 200:
+            try:  # the socket opens first; health says "ok" once the stores are loaded
+                health = httpx.get(f"{url}/api/health", timeout=5)
+                if health.status_code == 200 and health.json()["status"] == "ok":
                     break
             except httpx.TransportError:
                 pass

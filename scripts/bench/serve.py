@@ -85,8 +85,9 @@ def main() -> None:
 
     cold = cold_cli(stores)
     print(f"cold klea-retrieve, one query: {cold:.2f} s", flush=True)
-    server, url, startup = start_server(stores, wait_s=600)
+    server, url, answered, startup = start_server(stores, wait_s=600)
     try:
+        print(f"klea-serve start-up: health answers {answered:.1f} s", flush=True)
         print(f"klea-serve start-up (stores and model loaded): {startup:.1f} s", flush=True)
         times = sequential(url, args.requests)
         p50, p95 = statistics.median(times), percentile(times, 0.95)

@@ -11,9 +11,12 @@ The hierarchy::
     ├── EmbeddingModelError          an embedding model spec is unknown or cannot load
     │                                (ValueError)
     ├── StoreBackendError            a vector or BM25 store failed to open, read or write
-    └── ServeAccessError             klea-serve's access settings are unsafe or contradict
-                                     each other: off loopback without a token, an empty
-                                     token file (ValueError)
+    ├── ServeAccessError             klea-serve's access settings are unsafe or contradict
+    │                                each other: off loopback without a token, an empty
+    │                                token file (ValueError)
+    └── ServeStartupError            klea-serve's stores or models, loading in the
+                                     background after the socket opened, failed to load;
+                                     the requests that waited for them get it (RuntimeError)
 
 ``klea-ingest`` adds its own subclasses of :class:`KleaStoresError` in
 :mod:`klea_utils.stores.ingest_exceptions`.
@@ -30,6 +33,7 @@ __all__ = [
     "MetadataFilterError",
     "MissingExtraError",
     "ServeAccessError",
+    "ServeStartupError",
     "StoreBackendError",
     "StoreConfigError",
 ]
@@ -75,4 +79,11 @@ class ServeAccessError(KleaStoresError, ValueError):
     ``--no-auth``, a token file that is empty or unreadable, a token that is too short, a
     token given together with ``--no-auth``, a malformed ``--allowed-host`` or
     ``--cors-origin``. The message names the flag at fault.
+    """
+
+
+class ServeStartupError(KleaStoresError, RuntimeError):
+    """klea-serve's stores or models failed to load in the background after start-up.
+
+    The message names the original error; requests that waited for the load get it.
     """

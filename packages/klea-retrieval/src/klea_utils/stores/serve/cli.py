@@ -11,11 +11,14 @@ Usage::
 ``--mcp`` speaks MCP over stdio (for an agent that starts the server itself); otherwise
 an HTTP server answers the JSON API under ``/api``, the search page at ``/`` and MCP's
 streamable HTTP transport at ``/mcp``, behind the checks of
-:mod:`klea_utils.stores.serve.access`. Progress lines go to stderr. Exit status, as for
-the other command lines: 0 on a clean stop; 1 when the work fails (a store, index or model
-cannot load, a missing extra), with one ``klea-serve: error:`` line on stderr; 2 for bad
-arguments (a usage message, or one line for a stores configuration, store argument or
-access setting that is wrong, such as a non-loopback ``--host`` without a token).
+:mod:`klea_utils.stores.serve.access`. The HTTP server opens its socket before the
+stores and models load (:mod:`klea_utils.stores.serve.startup`): ``/api/health`` says
+when they are ready, the other routes wait for them. Progress lines go to stderr. Exit
+status, as for the other command lines: 0 on a clean stop; 1 when the work fails (a store,
+index or model cannot load, a missing extra), with one ``klea-serve: error:`` line on
+stderr; 2 for bad arguments (a usage message, or one line for a stores configuration,
+store argument or access setting that is wrong, such as a non-loopback ``--host`` without
+a token).
 """
 
 from __future__ import annotations
@@ -216,16 +219,17 @@ def serve(
     if rerank is not None and not rerank.strip():
         raise _error("--rerank needs a cross-encoder model name or folder, got an empty value", 2)
     args = SimpleNamespace(**locals())  # every option above, by name
-    access = None if mcp else _access(args)
-    service = _open(args)
     if mcp:
         from klea_utils.stores.serve.mcp_tools import build_mcp_server
 
+        service = _open(args)
         _progress("MCP on stdio")
         build_mcp_server(service).run("stdio")
         return
-    assert access is not None
-    _serve_http(service, args, access)
+    access = _access(args)
+    options = _checked_options(args)
+    _check_files(options)
+    _serve_http(options, args, access)
 
 
 def _access(args: SimpleNamespace) -> AccessPolicy:
@@ -280,30 +284,51 @@ def _options(args: SimpleNamespace) -> ServeOptions:
     )
 
 
-def _open(args: SimpleNamespace) -> KleaService:
-    """Load the stores and models of ``args``; usage errors exit 2, failures exit 1."""
+def _checked_options(args: SimpleNamespace) -> ServeOptions:
+    """The options of ``args`` with the serve extra present; usage errors exit 2."""
     from klea_utils.stores._retrieval.extras import import_extra
     from klea_utils.stores.exceptions import KleaStoresError, MetadataFilterError, StoreConfigError
 
     try:
         import_extra("mcp", feature="klea-serve", extra="serve")
         import_extra("fastapi", feature="klea-serve", extra="serve")
-        options = _options(args)
+        return _options(args)
     except (StoreConfigError, MetadataFilterError, FileNotFoundError) as exc:
         raise _error(exc, 2) from None  # the stores were given wrongly
     except (KleaStoresError, OSError) as exc:
         raise _error(exc, 1) from None  # a missing extra, a store that cannot be read
+
+
+def _check_files(options: ServeOptions) -> None:
+    """Exit 1 before the socket opens when the search index or vector memory is missing."""
+    from klea_utils.stores.serve.service import check_search_files
+
+    try:
+        check_search_files(options)
+    except FileNotFoundError as exc:
+        raise _error(exc, 1) from None
+
+
+def _load_error(exc: BaseException) -> typer.Exit:
+    """The exit for a failure to open the stores: 2 when they are given wrongly, else 1."""
+    from klea_utils.stores.exceptions import MetadataFilterError, StoreConfigError
+
+    return _error(exc, 2 if isinstance(exc, StoreConfigError | MetadataFilterError) else 1)
+
+
+def _open(args: SimpleNamespace) -> KleaService:
+    """Load the stores and models of ``args`` now; usage errors exit 2, failures exit 1."""
+    from klea_utils.stores.exceptions import KleaStoresError
     from klea_utils.stores.serve.service import open_service
     from sci_etl_core.exceptions import SciEtlError
 
+    options = _checked_options(args)
     try:
         # stdout is the MCP channel under --mcp: nothing loading prints may land there.
         with contextlib.redirect_stdout(sys.stderr):
             return open_service(options)
-    except (StoreConfigError, MetadataFilterError) as exc:
-        raise _error(exc, 2) from None
     except (KleaStoresError, SciEtlError, OSError) as exc:
-        raise _error(exc, 1) from None  # a store, index or model that cannot load
+        raise _load_error(exc) from None  # a store, index or model that cannot load
 
 
 def _config_file(args: SimpleNamespace) -> Path | None:
@@ -314,13 +339,31 @@ def _config_file(args: SimpleNamespace) -> Path | None:
     return Path(named) if named else None
 
 
-def _serve_http(service: KleaService, args: SimpleNamespace, access: AccessPolicy) -> None:
+def _serve_http(options: ServeOptions, args: SimpleNamespace, access: AccessPolicy) -> None:
+    """Open the socket first, then load the stores and models in the background.
+
+    ``/api/health`` answers from the start and says whether the stores are loaded; the
+    other routes wait for them. A load that fails stops the server with its error.
+    """
     import uvicorn
     from klea_utils.stores.serve.http_app import build_app
     from klea_utils.stores.serve.reload import LiveService
+    from klea_utils.stores.serve.service import open_service
+    from klea_utils.stores.serve.startup import StartingService
 
+    failures: list[BaseException] = []
+    server: uvicorn.Server | None = None
+
+    def stop(exc: BaseException) -> None:
+        failures.append(exc)
+        if server is not None:
+            server.should_exit = True
+
+    starting = StartingService(
+        options, opener=functools.partial(open_service, progress=_progress), on_failure=stop
+    )
     live = LiveService(
-        service,
+        starting,
         functools.partial(_options, args),
         config_file=_config_file(args),
         interval=args.reload_interval,
@@ -328,9 +371,16 @@ def _serve_http(service: KleaService, args: SimpleNamespace, access: AccessPolic
     )
     # LiveService forwards every call to the current service: the app takes it as one.
     app_ = build_app(cast("KleaService", live), host=args.host, port=args.port, access=access)
+    server = uvicorn.Server(
+        uvicorn.Config(app_, host=args.host, port=args.port, log_level="warning")
+    )
     shown = f"[{args.host}]" if ":" in args.host else args.host
     _progress(f"http://{shown}:{args.port}/ (API docs /api/docs, MCP /mcp)")
-    uvicorn.run(app_, host=args.host, port=args.port, log_level="warning")
+    _progress("loading the stores in the background; /api/health says when they are ready")
+    starting.start()
+    server.run()
+    if failures:
+        raise _load_error(failures[0])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -75,7 +75,7 @@ def build_mcp_server(service: KleaService) -> MCPServer:
     """The MCP server whose tools call ``service``."""
     server = MCPServer("klea-serve", instructions=INSTRUCTIONS, log_level="WARNING")
     RetrieveFilter = filter_model(service)  # noqa: N806 - a class built at run time
-    domains_known = service.pipeline.domains
+    domains_known = list(service.options.config.domains)  # nothing loaded needed
 
     @server.tool()
     async def retrieve(

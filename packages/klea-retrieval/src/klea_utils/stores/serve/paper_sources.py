@@ -217,9 +217,11 @@ class StoreLibrary:
     """Papers, passages and facet counts read from the stores.
 
     One paper, and the facets of a query's papers, are read on each call. The whole
-    library's passage counts and each paper's facet values (one small row per paper,
-    never its passages) are kept until a source's :meth:`PaperSource.version` changes,
-    so facets over every paper do not read every paper's metadata each time.
+    library's passage counts (one ``GROUP BY`` over the index's file-name tags) and each
+    paper's facet values (one small row per paper, never its passages) are kept until a
+    source's :meth:`PaperSource.version` changes, each read on its first use: ``health``
+    counts passages without reading every paper's metadata, which only ``facets`` over
+    every paper needs.
 
     Several sources may hold the same paper (two stores of one corpus): a paper's
     passages are merged by text, and its metadata is the first source's.
@@ -228,23 +230,31 @@ class StoreLibrary:
     def __init__(self, sources: Sequence[PaperSource]) -> None:
         self.sources = tuple(sources)
         self._lock = threading.Lock()
-        self._cache: tuple[Hashable, dict[str, int], dict[str, _FacetRow]] | None = None
+        self._counts: tuple[Hashable, dict[str, int]] | None = None
+        self._rows: tuple[Hashable, dict[str, _FacetRow]] | None = None
 
-    def _whole(self) -> tuple[dict[str, int], dict[str, _FacetRow]]:
-        version = tuple(source.version() for source in self.sources)
+    def _version(self) -> Hashable:
+        return tuple(source.version() for source in self.sources)
+
+    def passage_counts(self) -> dict[str, int]:
+        """Passages per paper over every source (the larger count where two hold one)."""
+        version = self._version()
         with self._lock:
-            if self._cache is None or self._cache[0] != version:
+            if self._counts is None or self._counts[0] != version:
                 counts: dict[str, int] = {}
                 for source in self.sources:
                     for name, count in source.passage_counts().items():
                         counts[name] = max(counts.get(name, 0), count)
-                rows = {n: _facet_row(m) for n, m in self.paper_metadata().items()}
-                self._cache = (version, counts, rows)
-            return self._cache[1], self._cache[2]
+                self._counts = (version, counts)
+            return dict(self._counts[1])
 
-    def passage_counts(self) -> dict[str, int]:
-        """Passages per paper over every source (the larger count where two hold one)."""
-        return dict(self._whole()[0])
+    def _facet_rows(self) -> dict[str, _FacetRow]:
+        version = self._version()
+        with self._lock:
+            if self._rows is None or self._rows[0] != version:
+                rows = {n: _facet_row(m) for n, m in self.paper_metadata().items()}
+                self._rows = (version, rows)
+            return self._rows[1]
 
     def paper(self, file_name: str) -> Paper | None:
         """The paper ``file_name`` with its passages in reading order, or ``None``."""
@@ -277,7 +287,7 @@ class StoreLibrary:
         """The number of papers counted, and :meth:`facets`."""
         check_facet_keys(keys)
         if file_names is None:
-            rows = self._whole()[1]
+            rows = self._facet_rows()
             return len(rows), _count(rows.values(), keys)
         names = list(dict.fromkeys(file_names))
         if not names:

@@ -9,7 +9,9 @@ request has answered. Reloads come from ``POST /api/reload`` or from
 :meth:`LiveService.watch`, which polls the size and modification time of the stores
 configuration, the store files and their sidecar manifests (a few ``stat`` calls every
 ``interval`` seconds) and reloads once a change has held still for one interval, so a
-build in progress is not reopened after every file.
+build in progress is not reopened after every file. The first service may be a
+:class:`~klea_utils.stores.serve.startup.StartingService` still loading: a reload waits
+for it, and watching starts once it is loaded.
 """
 
 from __future__ import annotations
@@ -24,9 +26,10 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from klea_utils.stores.serve.service import KleaService, ServeOptions, open_service
+from klea_utils.stores.serve.startup import StartingService
 
 __all__ = ["LiveService", "store_files"]
 
@@ -119,7 +122,7 @@ class LiveService:
 
     def __init__(
         self,
-        service: KleaService,
+        service: KleaService | StartingService,
         load_options: Callable[[], ServeOptions],
         *,
         config_file: Path | None = None,
@@ -127,7 +130,8 @@ class LiveService:
         drain_timeout: float = 300.0,
         progress: Callable[[str], None] = lambda _: None,
     ) -> None:
-        self._generation = _Generation(service, 1)
+        # A StartingService answers every call a KleaService does (its load still running).
+        self._generation = _Generation(cast("KleaService", service), 1)
         self._load_options = load_options
         self.config_file = config_file
         self.interval = interval
@@ -167,13 +171,19 @@ class LiveService:
         """The files :meth:`watch` polls for the current stores."""
         return store_files(self.current.options, self.config_file)
 
+    def _loaded_current(self) -> KleaService:
+        """The current service, waiting for it when it is still loading at start-up."""
+        current: Any = self.current
+        return current.wait() if isinstance(current, StartingService) else current
+
     def _open_next(self) -> KleaService:
+        current = self._loaded_current()
         options = self._load_options()
         # A configuration keeps the stores it opened (``loaded_object``), and the command
         # line's configuration file is cached while unchanged: open from a fresh copy.
         config = type(options.config).model_validate(options.config.model_dump())
         options = replace(options, config=config)
-        model = self.current.pipeline.vector.embeddings
+        model = current.pipeline.vector.embeddings
         if model is not None:  # the model does not change with the stores: keep it loaded
             options = replace(options, embedding_model=model)
         _forget_cached_clients()
@@ -210,7 +220,15 @@ class LiveService:
         task.add_done_callback(self._tasks.discard)
 
     async def watch(self) -> None:
-        """Reload whenever the watched files changed and then held still for an interval."""
+        """Reload whenever the watched files changed and then held still for an interval.
+
+        While the stores still load at start-up, watching starts once they are open
+        (opening Chroma touches its files).
+        """
+        current: Any = self.current
+        if isinstance(current, StartingService):
+            with contextlib.suppress(Exception):  # a failed start stops the server
+                await current.ready()
         last = fingerprint(self.watched())
         pending: Fingerprint | None = None
         while True:

@@ -280,6 +280,8 @@ class KleaService:
         counts = await asyncio.to_thread(self.library.passage_counts)
         return {
             "status": "ok",
+            "ready": True,
+            "error": None,
             "domains": self.pipeline.domains,
             "papers": len(counts),
             "passages": sum(counts.values()),
@@ -338,6 +340,22 @@ def domain_vector_stores(config: RetrieverConfig, index: Path) -> tuple[str, lis
     return None
 
 
+def check_search_files(options: ServeOptions) -> None:
+    """Check that the search index and vector memory of ``options`` exist (a ``stat``).
+
+    Raises:
+        FileNotFoundError: One is missing; the message names its option and path.
+    """
+    if options.fts5_index is not None and not options.fts5_index.is_file():
+        raise FileNotFoundError(f"--fts5-index {options.fts5_index}: no such file")
+    if (
+        options.fts5_index is not None
+        and options.vectors is not None
+        and not options.vectors.is_file()
+    ):
+        raise FileNotFoundError(f"--vectors {options.vectors}: no such file")
+
+
 def _open_search(
     options: ServeOptions, pipeline: KleaPipeline, progress: Callable[[str], None]
 ) -> SearchBackend:
@@ -352,15 +370,12 @@ def _open_search(
 
     index = options.fts5_index
     assert index is not None
-    if not index.is_file():
-        raise FileNotFoundError(f"--fts5-index {index}: no such file")
+    check_search_files(options)
     embedder = None
     memory = None
     described = ""
     owner = None if options.vectors is not None else domain_vector_stores(options.config, index)
     if options.vectors is not None:
-        if not options.vectors.is_file():
-            raise FileNotFoundError(f"--vectors {options.vectors}: no such file")
         described = f" with vector memory {options.vectors.name}"
     elif owner is not None:
         domain, stores = owner

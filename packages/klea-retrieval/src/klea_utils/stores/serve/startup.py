@@ -1,0 +1,191 @@
+"""``klea-serve`` answering while its stores and models still load.
+
+Opening a large library takes seconds (importing the vector store's client, opening its
+index, loading the query model). :class:`StartingService` stands where a
+:class:`~klea_utils.stores.serve.service.KleaService` is expected from the moment the
+socket is open: :meth:`StartingService.start` runs
+:func:`~klea_utils.stores.serve.service.open_service` in a background thread, ``health``
+answers at once and says what is ready, and every other operation waits for the load and
+then runs on the loaded service, so a request sent early is slow once, never wrong or
+failed. When the load fails, the operations raise
+:class:`~klea_utils.stores.exceptions.ServeStartupError` (the HTTP API answers 503) and
+``on_failure`` is called so the command can stop with its error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from klea_utils.stores.exceptions import ServeStartupError
+from klea_utils.stores.query_schema import build_retrieval_query_schema
+from klea_utils.stores.serve.search import SearchFilters
+from klea_utils.stores.serve.service import (
+    KleaService,
+    ServeOptions,
+    filter_fields,
+    open_service,
+)
+from pydantic import BaseModel
+
+__all__ = ["StartingService"]
+
+
+class StartingService:
+    """A :class:`KleaService` being opened in the background, answering meanwhile.
+
+    ``opener`` opens the service (default: :func:`open_service` with ``progress``);
+    ``on_failure`` receives the exception when it fails. Until :meth:`start` is called
+    nothing loads, and requests other than ``health`` wait.
+    """
+
+    def __init__(
+        self,
+        options: ServeOptions,
+        *,
+        progress: Callable[[str], None] = lambda _: None,
+        opener: Callable[[ServeOptions], KleaService] | None = None,
+        on_failure: Callable[[BaseException], None] = lambda _: None,
+    ) -> None:
+        self.options = options
+        self.query_schema: type[BaseModel] = build_retrieval_query_schema(
+            filter_fields(options.config)
+        )
+        self.started = time.time()
+        self._opener = opener or (lambda o: open_service(o, progress=progress))
+        self._on_failure = on_failure
+        self._future: concurrent.futures.Future[KleaService] = concurrent.futures.Future()
+        self._thread: threading.Thread | None = None
+
+    # -- loading -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Open the service in a daemon thread (once)."""
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._load, name="klea-serve-startup", daemon=True
+            )
+            self._thread.start()
+
+    def _load(self) -> None:
+        if not self._future.set_running_or_notify_cancel():
+            return
+        try:
+            service = self._opener(self.options)
+        except BaseException as exc:  # every failure reaches the waiters and on_failure
+            self._future.set_exception(exc)
+            self._on_failure(exc)
+        else:
+            self._future.set_result(service)
+
+    @property
+    def loaded(self) -> KleaService | None:
+        """The opened service, or ``None`` while loading or after a failure."""
+        if self._future.done() and self._future.exception() is None:
+            return self._future.result()
+        return None
+
+    def wait(self, timeout: float | None = None) -> KleaService:
+        """Block until the service is open and return it (in a worker thread).
+
+        Raises:
+            ServeStartupError: The load failed.
+            TimeoutError: It did not finish within ``timeout`` seconds.
+        """
+        try:
+            return self._future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            raise TimeoutError(f"the stores did not load within {timeout} s") from None
+        except Exception as exc:
+            raise _failed(exc) from exc
+
+    async def ready(self) -> KleaService:
+        """The opened service, once it is (without blocking the event loop).
+
+        Raises:
+            ServeStartupError: The load failed.
+        """
+        if not self._future.done():
+            self.start()
+        try:
+            return await asyncio.wrap_future(self._future)
+        except Exception as exc:
+            raise _failed(exc) from exc
+
+    @property
+    def pipeline(self) -> Any:
+        """The loaded service's pipeline (waits for the load)."""
+        return self.wait().pipeline
+
+    # -- the operations ------------------------------------------------------------------
+
+    async def health(self) -> dict[str, Any]:
+        """The loaded service's health, or what is known while it loads or after failing."""
+        service = self.loaded
+        if service is not None:  # uptime counts from the start, not from the load's end
+            return {**await service.health(), "uptime_s": round(time.time() - self.started, 1)}
+        failure = self._future.exception() if self._future.done() else None
+        return {
+            "status": "failed" if failure is not None else "starting",
+            "ready": False,
+            "error": None if failure is None else f"{type(failure).__name__}: {failure}",
+            "domains": list(self.options.config.domains),
+            "papers": None,
+            "passages": None,
+            "search_index": str(self.options.fts5_index) if self.options.fts5_index else None,
+            "search_records": None,
+            "vectors": None,
+            "uptime_s": round(time.time() - self.started, 1),
+        }
+
+    def to_metadata_filter(self, values: dict[str, Any] | None) -> dict[str, Any] | None:
+        """See :meth:`KleaService.to_metadata_filter` (the schema needs nothing loaded)."""
+        if not values:
+            return None
+        model: Any = self.query_schema.model_validate({"search_query": "", **values})
+        result: dict[str, Any] | None = model.to_metadata_filter()
+        return result
+
+    async def retrieve(self, query: str, **kwargs: Any) -> dict[str, Any]:
+        """:meth:`KleaService.retrieve`, once the stores are open."""
+        return await (await self.ready()).retrieve(query, **kwargs)
+
+    async def search(
+        self, query: str, *, filters: SearchFilters | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """:meth:`KleaService.search`, once the stores are open."""
+        return await (await self.ready()).search(query, filters=filters, **kwargs)
+
+    async def graph(self, record_ids: Sequence[str]) -> dict[str, Any]:
+        """:meth:`KleaService.graph`, once the stores are open."""
+        return await (await self.ready()).graph(record_ids)
+
+    async def get_document(self, file_name: str) -> dict[str, Any]:
+        """:meth:`KleaService.get_document`, once the stores are open."""
+        return await (await self.ready()).get_document(file_name)
+
+    async def facets(
+        self, keys: Sequence[str] | None = None, query: str | None = None
+    ) -> dict[str, Any]:
+        """:meth:`KleaService.facets`, once the stores are open."""
+        return await (await self.ready()).facets(keys, query)
+
+    async def aclose(self) -> None:
+        """Close the service once its load is over (a load still running is abandoned:
+        its thread is a daemon, and the process is ending)."""
+        if not self._future.done():
+            self._future.cancel()
+            return
+        service = self.loaded
+        if service is not None:
+            await service.aclose()
+
+
+def _failed(exc: BaseException) -> ServeStartupError:
+    if isinstance(exc, ServeStartupError):
+        return exc
+    return ServeStartupError(f"the stores could not be loaded: {type(exc).__name__}: {exc}")

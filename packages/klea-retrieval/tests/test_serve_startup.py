@@ -1,0 +1,183 @@
+"""klea-serve answers before its stores are loaded: health says so, requests wait for them.
+
+A real server over the test library whose load is held back by a gate (the opener is
+:func:`open_service` once the gate opens), so the state between the socket opening and
+the stores being open can be looked at; the command line itself in a subprocess; and the
+library's whole-corpus counts, which health reads without the per-paper facet rows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from pathlib import Path
+from typing import cast
+
+import httpx
+import pytest
+from klea_utils.stores.config import RetrieverConfig
+from klea_utils.stores.exceptions import StoreBackendError
+from klea_utils.stores.serve.http_app import build_app
+from klea_utils.stores.serve.paper_sources import Fts5PaperSource, StoreLibrary
+from klea_utils.stores.serve.reload import LiveService
+from klea_utils.stores.serve.service import KleaService, ServeOptions, open_service
+from klea_utils.stores.serve.startup import StartingService
+from serve_support import ServeProcess, ServerThread, build_stores, free_port
+
+QUESTION = {"query": "Golgi cells granule", "k": 2}
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory, fake_embeddings):
+    return build_stores(tmp_path_factory.mktemp("serve-startup"), fake_embeddings)
+
+
+def _options(stores, embeddings) -> ServeOptions:
+    return ServeOptions(
+        config=RetrieverConfig.model_validate_json(stores.config.read_text()),
+        embedding_model=embeddings,
+        fts5_index=stores.fts5,
+        k=3,
+    )
+
+
+class Gate:
+    """An opener that waits for :meth:`open` before opening the service, and counts calls."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.event = threading.Event()
+        self.calls = 0
+        self.fail = fail
+
+    def open(self) -> None:
+        self.event.set()
+
+    def __call__(self, options: ServeOptions) -> KleaService:
+        self.calls += 1
+        assert self.event.wait(60), "the test never opened the gate"
+        if self.fail:
+            raise StoreBackendError("Chroma store 'x': the index is damaged")
+        return open_service(options, progress=lambda _: None)
+
+
+def _serve(starting: StartingService, options: ServeOptions) -> ServerThread:
+    live = LiveService(starting, lambda: options, interval=0)
+    port = free_port()
+    return ServerThread(build_app(cast("KleaService", live), port=port), port)
+
+
+def test_health_answers_while_loading_and_an_early_retrieve_waits(stores, fake_embeddings):
+    options = _options(stores, fake_embeddings)
+    expected = open_service(options, progress=lambda _: None)
+    gate = Gate()
+    starting = StartingService(options, opener=gate)
+    with _serve(starting, options) as server, httpx.Client(base_url=server.url, timeout=60) as http:
+        starting.start()
+        health = http.get("/api/health")
+        assert health.status_code == 200
+        body = health.json()
+        assert (body["status"], body["ready"], body["papers"], body["vectors"]) == (
+            "starting",
+            False,
+            None,
+            None,
+        )
+        assert body["domains"] == ["neuro"]
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            early = pool.submit(http.post, "/api/retrieve", json=QUESTION)
+            with pytest.raises(concurrent.futures.TimeoutError):
+                early.result(timeout=0.5)  # waits for the stores, does not fail
+            assert starting.loaded is None
+            gate.open()
+            answer = early.result(timeout=60)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["notes"] == []
+        again = http.get("/api/health").json()
+        assert (again["status"], again["ready"], again["papers"], again["passages"]) == (
+            "ok",
+            True,
+            4,
+            6,
+        )
+        assert again["vectors"] is True
+        assert http.get("/api/facets").json()["papers"] == 4
+    assert gate.calls == 1
+    want = asyncio.run(expected.retrieve(QUESTION["query"], k=2))
+    assert [p["id"] for p in answer.json()["passages"]] == [p["id"] for p in want["passages"]]
+    asyncio.run(expected.aclose())
+
+
+def test_a_failed_load_is_reported_by_health_and_answers_503(stores, fake_embeddings):
+    options = _options(stores, fake_embeddings)
+    failures: list[BaseException] = []
+    gate = Gate(fail=True)
+    starting = StartingService(options, opener=gate, on_failure=failures.append)
+    with _serve(starting, options) as server, httpx.Client(base_url=server.url, timeout=60) as http:
+        starting.start()
+        gate.open()
+        answer = http.post("/api/retrieve", json=QUESTION)
+        assert answer.status_code == 503
+        assert "the index is damaged" in answer.json()["detail"]
+        health = http.get("/api/health").json()
+        assert (health["status"], health["ready"]) == ("failed", False)
+        assert "StoreBackendError: Chroma store 'x': the index is damaged" in health["error"]
+    assert [type(f) for f in failures] == [StoreBackendError]
+
+
+def test_a_reload_asked_during_the_load_waits_for_it(stores, fake_embeddings):
+    options = _options(stores, fake_embeddings)
+    gate = Gate()
+    starting = StartingService(options, opener=gate)
+    with _serve(starting, options) as server, httpx.Client(base_url=server.url, timeout=60) as http:
+        starting.start()
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            reload = pool.submit(http.post, "/api/reload")
+            with pytest.raises(concurrent.futures.TimeoutError):
+                reload.result(timeout=0.5)
+            gate.open()
+            answer = reload.result(timeout=60)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["generation"] == 2
+        assert http.post("/api/retrieve", json=QUESTION).json()["passages"]
+
+
+class CountingSource(Fts5PaperSource):
+    """The ``fts5:`` index, counting the reads of every paper's metadata."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.metadata_reads = 0
+
+    def paper_metadata(self, file_names=None):
+        if file_names is None:
+            self.metadata_reads += 1
+        return super().paper_metadata(file_names)
+
+
+def test_passage_counts_do_not_read_every_papers_metadata(stores):
+    source = CountingSource(stores.fts5)
+    library = StoreLibrary([source])
+    counts = library.passage_counts()
+    assert (len(counts), sum(counts.values())) == (4, 6)
+    assert source.metadata_reads == 0  # health's counts: no facet rows built
+    papers, facets = library.count_facets(["year"])
+    assert papers == 4
+    assert facets["year"]
+    library.count_facets(["author"])
+    assert source.metadata_reads == 1  # built on the first facets, then kept
+
+
+def test_the_command_answers_health_first_then_serves(stores, tmp_path):
+    args = ["--stores-config", str(stores.bm25_config), "--fts5-index", str(stores.fts5)]
+    with ServeProcess(args, tmp_path / "serve.log") as served:
+        first = httpx.get(served.url + "/api/health", timeout=30).json()
+        assert first["status"] in ("starting", "ok")
+        assert first["ready"] is (first["status"] == "ok")
+        answer = httpx.post(served.url + "/api/retrieve", json=QUESTION, timeout=120)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["passages"][0]["file"] == "sinha2021.pdf"
+        health = httpx.get(served.url + "/api/health", timeout=30).json()
+        assert (health["status"], health["papers"], health["passages"]) == ("ok", 4, 6)
+    log = (tmp_path / "serve.log").read_text(encoding="utf-8")
+    assert log.index("loading the stores in the background") < log.index("ready in")
