@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
+import time
 from pathlib import Path
 from typing import cast
 
@@ -181,3 +182,24 @@ def test_the_command_answers_health_first_then_serves(stores, tmp_path):
         assert (health["status"], health["papers"], health["passages"]) == ("ok", 4, 6)
     log = (tmp_path / "serve.log").read_text(encoding="utf-8")
     assert log.index("loading the stores in the background") < log.index("ready in")
+
+
+def test_the_facet_rows_are_read_once_the_service_serves(stores, fake_embeddings):
+    source = CountingSource(stores.fts5)
+
+    def opener(options: ServeOptions) -> KleaService:
+        service = open_service(options, progress=lambda _: None)
+        service.library = StoreLibrary([source])
+        assert source.metadata_reads == 0  # not while loading
+        return service
+
+    starting = StartingService(_options(stores, fake_embeddings), opener=opener)
+    starting.start()
+    service = starting.wait(60)
+    deadline = time.monotonic() + 30
+    while source.metadata_reads == 0 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert source.metadata_reads == 1
+    assert asyncio.run(service.facets(["year"]))["papers"] == 4
+    assert source.metadata_reads == 1  # the first facets found them read
+    asyncio.run(service.aclose())

@@ -291,6 +291,12 @@ class KleaService:
             "uptime_s": round(time.time() - self.started, 1),
         }
 
+    def warm_facets(self) -> None:
+        """Read every paper's facet row now (blocking), so the first ``facets`` over the
+        whole library need not; :class:`~klea_utils.stores.serve.startup.StartingService`
+        calls it in its thread once the service is serving."""
+        self.library.count_facets(list(FACET_KEYS))
+
     async def aclose(self) -> None:
         """Close the search index and stop the pipeline's threads."""
         if self.search_backend is not None:

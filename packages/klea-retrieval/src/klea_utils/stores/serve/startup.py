@@ -7,7 +7,8 @@ socket is open: :meth:`StartingService.start` runs
 :func:`~klea_utils.stores.serve.service.open_service` in a background thread, ``health``
 answers at once and says what is ready, and every other operation waits for the load and
 then runs on the loaded service, so a request sent early is slow once, never wrong or
-failed. When the load fails, the operations raise
+failed. Once serving, the thread reads every paper's facet row ahead of the first
+``facets`` call. When the load fails, the operations raise
 :class:`~klea_utils.stores.exceptions.ServeStartupError` (the HTTP API answers 503) and
 ``on_failure`` is called so the command can stop with its error.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -33,6 +35,8 @@ from klea_utils.stores.serve.service import (
 from pydantic import BaseModel
 
 __all__ = ["StartingService"]
+
+_log = logging.getLogger(__name__)
 
 
 class StartingService:
@@ -80,7 +84,11 @@ class StartingService:
             self._future.set_exception(exc)
             self._on_failure(exc)
         else:
-            self._future.set_result(service)
+            self._future.set_result(service)  # requests are served from here on
+            try:  # then the facet rows, so the first facets over every paper is warm
+                service.warm_facets()
+            except Exception as exc:  # the first facets call reads them, or reports why
+                _log.warning("the facet rows were not read ahead: %s", exc)
 
     @property
     def loaded(self) -> KleaService | None:
