@@ -127,9 +127,10 @@ def test_search_widens_the_index_scan_and_falls_back_to_an_exact_scan(
         "before_cursor_execute",
         lambda _c, _cur, sql, _p, _ctx, _m: queries.append(sql) if "ORDER BY" in sql else None,
     )
-    assert len(store.similarity_search("text 3", k=50)) == 50  # beyond the default ef_search 40
+    assert len(store.similarity_search("text 3", k=55)) == 55  # beyond ef_search 40 and 100
     assert len(queries) == 1  # the index answered: no exact fallback was needed
-    assert search_breadth(50, filtered=False) == 50
+    assert search_breadth(55, filtered=False) == 110
+    assert search_breadth(5, filtered=True) == 200
     assert search_breadth(2000, filtered=True) == 1000
     found = store.similarity_search("text 3", k=5, filter={"n": {"$in": [7, 59]}})
     assert {d.id for d in found} == {"big.pdf:7", "big.pdf:59"}
