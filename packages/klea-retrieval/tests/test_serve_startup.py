@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -203,3 +205,29 @@ def test_the_facet_rows_are_read_once_the_service_serves(stores, fake_embeddings
     assert asyncio.run(service.facets(["year"]))["papers"] == 4
     assert source.metadata_reads == 1  # the first facets found them read
     asyncio.run(service.aclose())
+
+
+def test_the_app_is_built_and_serves_health_before_the_mcp_sdk_loads(stores, tmp_path):
+    """What runs before the socket opens (the command line, the app) imports no MCP SDK."""
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from klea_utils.stores.serve import cli\n"
+        "from klea_utils.stores.config import RetrieverConfig\n"
+        "from klea_utils.stores.serve.http_app import build_app\n"
+        "from klea_utils.stores.serve.reload import LiveService\n"
+        "from klea_utils.stores.serve.service import ServeOptions\n"
+        "from klea_utils.stores.serve.startup import StartingService\n"
+        "config = RetrieverConfig.model_validate_json(Path(sys.argv[1]).read_text())\n"
+        "options = ServeOptions(config=config)\n"
+        "build_app(LiveService(StartingService(options), lambda: options))\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'chromadb')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(stores.config)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -286,11 +286,11 @@ def _options(args: SimpleNamespace) -> ServeOptions:
 
 def _checked_options(args: SimpleNamespace) -> ServeOptions:
     """The options of ``args`` with the serve extra present; usage errors exit 2."""
-    from klea_utils.stores._retrieval.extras import import_extra
+    from klea_utils.stores._retrieval.extras import import_extra, require_extra
     from klea_utils.stores.exceptions import KleaStoresError, MetadataFilterError, StoreConfigError
 
     try:
-        import_extra("mcp", feature="klea-serve", extra="serve")
+        require_extra("mcp", feature="klea-serve", extra="serve")  # imported after the socket
         import_extra("fastapi", feature="klea-serve", extra="serve")
         return _options(args)
     except (StoreConfigError, MetadataFilterError, FileNotFoundError) as exc:

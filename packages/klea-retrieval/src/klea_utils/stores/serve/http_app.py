@@ -7,7 +7,8 @@
   answers 503 naming the error.
 - ``/api/openapi.json`` and ``/api/docs`` (a self-contained page, no CDN).
 - ``/``: the search page (static HTML, CSS and a small vanilla script).
-- ``/mcp``: the MCP streamable HTTP transport, the same tools as ``klea-serve --mcp``.
+- ``/mcp``: the MCP streamable HTTP transport, the same tools as ``klea-serve --mcp``
+  (:mod:`klea_utils.stores.serve.mcp_http`: the SDK loads after the socket opens).
 
 Every route sits behind :func:`klea_utils.stores.serve.guard.protect`: Host and Origin
 checks, the bearer token when the :class:`~klea_utils.stores.serve.access.AccessPolicy`
@@ -17,6 +18,7 @@ has one, and the security headers.
 # No ``from __future__ import annotations``: FastAPI reads the endpoints' annotations,
 # one of which names a model built at run time.
 
+import asyncio
 import contextlib
 import html
 from collections.abc import AsyncIterator
@@ -27,11 +29,11 @@ from fastapi import FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from klea_utils.stores.exceptions import KleaStoresError
 from klea_utils.stores.serve.access import AccessPolicy
+from klea_utils.stores.serve.filter_args import SearchFilterArgs, filter_model
 from klea_utils.stores.serve.guard import protect
-from klea_utils.stores.serve.mcp_tools import SearchFilterArgs, build_mcp_server, filter_model
+from klea_utils.stores.serve.mcp_http import MCP_PATH, LazyMcpRoute
 from klea_utils.stores.serve.reload import LiveService
 from klea_utils.stores.serve.service import MAX_K, DocumentNotFoundError, KleaService
-from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel, ConfigDict, Field, create_model
 from sci_etl_core.exceptions import SearchError
 from starlette.routing import Route
@@ -97,23 +99,20 @@ def build_app(
     ``POST /api/reload`` and watches the stores for as long as the app runs.
     """
     del port
-    mcp = build_mcp_server(service)
-    # The app-wide guard checks Host and Origin on every route, /mcp included, with one
-    # answer (400, 403); the transport's own check would only repeat it.
-    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    mcp_app = mcp.streamable_http_app(transport_security=security, host=host)
-
+    mcp = LazyMcpRoute(service, host)  # the MCP SDK loads once the socket is open
     live = service if isinstance(service, LiveService) else None
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        async with mcp.session_manager.run():
-            if live is not None:
-                live.start_watching()
-            try:
-                yield
-            finally:
-                await service.aclose()
+        mcp_sessions = asyncio.create_task(mcp.run())
+        if live is not None:
+            live.start_watching()
+        try:
+            yield
+        finally:
+            mcp.stop()
+            await mcp_sessions
+            await service.aclose()
 
     app = FastAPI(
         title="klea-serve",
@@ -266,8 +265,6 @@ def build_app(
             return JSONResponse({"detail": f"no static file {name!r}"}, status_code=404)
         return Response(_static(name), media_type=_STATIC[name])
 
-    for route in mcp_app.routes:
-        if isinstance(route, Route):
-            app.router.routes.append(route)
+    app.router.routes.append(Route(MCP_PATH, endpoint=mcp))
     protect(app, access or AccessPolicy())
     return app

@@ -12,13 +12,13 @@ says what was wrong; a malformed search query answers the parser's located error
 
 from typing import Annotated, Any, Literal
 
-from klea_utils.stores.serve.search import SearchFilters
+from klea_utils.stores.serve.filter_args import SearchFilterArgs, filter_model
 from klea_utils.stores.serve.service import MAX_K, KleaService
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import Field
 
-__all__ = ["INSTRUCTIONS", "build_mcp_server", "filter_model"]
+__all__ = ["INSTRUCTIONS", "SearchFilterArgs", "build_mcp_server", "filter_model"]
 
 INSTRUCTIONS = (
     "Search a researcher's library of ingested papers. Use `retrieve` for passages that "
@@ -27,48 +27,6 @@ INSTRUCTIONS = (
     "field:term, prefix*), `get_document` to read one paper's passages in order, and "
     "`facets` for counts of papers per year, author, journal and tag."
 )
-
-
-def filter_model(service: KleaService) -> type[BaseModel]:
-    """The typed ``filter`` of ``retrieve``: the query schema without its query field."""
-    schema = service.query_schema
-    fields: dict[str, Any] = {
-        name: (info.annotation, Field(default=None, description=info.description))
-        for name, info in schema.model_fields.items()
-        if name != "search_query"
-    }
-    return create_model(
-        "RetrieveFilter",
-        __config__=ConfigDict(extra="forbid"),
-        __doc__="Metadata constraints; leave out what the question does not constrain.",
-        **fields,
-    )
-
-
-class SearchFilterArgs(BaseModel):
-    """Facet filters for `search`."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    year_from: int | None = Field(default=None, description="Earliest year, inclusive.")
-    year_to: int | None = Field(default=None, description="Latest year, inclusive.")
-    authors: list[str] = Field(default_factory=list, description="Any of these authors.")
-    journals: list[str] = Field(default_factory=list, description="Any of these journals.")
-    tags: list[str] = Field(default_factory=list, description="Any of these tags/keywords.")
-    collections: list[str] = Field(
-        default_factory=list, description="Any of these collections (a Zotero library's)."
-    )
-
-    def to_filters(self) -> SearchFilters:
-        """As the search backend's filters."""
-        return SearchFilters(
-            self.year_from,
-            self.year_to,
-            tuple(self.authors),
-            tuple(self.journals),
-            tuple(self.tags),
-            tuple(self.collections),
-        )
 
 
 def build_mcp_server(service: KleaService) -> MCPServer:
