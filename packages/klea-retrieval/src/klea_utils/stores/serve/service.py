@@ -291,10 +291,17 @@ class KleaService:
             "uptime_s": round(time.time() - self.started, 1),
         }
 
+    def warm(self) -> None:
+        """Do now (blocking) what the first requests would pay for: one retrieval through
+        every leg (a vector store's first query reads its index) and every paper's facet
+        row; :class:`~klea_utils.stores.serve.startup.StartingService` calls it in its
+        thread once the service is serving."""
+        self.pipeline.retrieve_all("warm up", k=1, limit=1)
+        self.warm_facets()
+
     def warm_facets(self) -> None:
         """Read every paper's facet row now (blocking), so the first ``facets`` over the
-        whole library need not; :class:`~klea_utils.stores.serve.startup.StartingService`
-        calls it in its thread once the service is serving."""
+        whole library need not."""
         self.library.count_facets(list(FACET_KEYS))
 
     async def aclose(self) -> None:

@@ -7,10 +7,11 @@ socket is open: :meth:`StartingService.start` runs
 :func:`~klea_utils.stores.serve.service.open_service` in a background thread, ``health``
 answers at once and says what is ready, and every other operation waits for the load and
 then runs on the loaded service, so a request sent early is slow once, never wrong or
-failed. Once serving, the thread reads every paper's facet row ahead of the first
-``facets`` call. When the load fails, the operations raise
-:class:`~klea_utils.stores.exceptions.ServeStartupError` (the HTTP API answers 503) and
-``on_failure`` is called so the command can stop with its error.
+failed. Once serving, the thread runs one retrieval (a vector store's first query reads
+its index) and reads every paper's facet row, ahead of the first requests. When the load
+fails, the operations raise :class:`~klea_utils.stores.exceptions.ServeStartupError`
+(the HTTP API answers 503) and ``on_failure`` is called so the command can stop with
+its error.
 """
 
 from __future__ import annotations
@@ -85,10 +86,10 @@ class StartingService:
             self._on_failure(exc)
         else:
             self._future.set_result(service)  # requests are served from here on
-            try:  # then the facet rows, so the first facets over every paper is warm
-                service.warm_facets()
-            except Exception as exc:  # the first facets call reads them, or reports why
-                _log.warning("the facet rows were not read ahead: %s", exc)
+            try:  # then what the first retrieve and facets would read
+                service.warm()
+            except Exception as exc:  # the first requests read it, or report why
+                _log.warning("the stores were not read ahead: %s", exc)
 
     @property
     def loaded(self) -> KleaService | None:
