@@ -99,6 +99,7 @@ def _stored_chunks(store_uri: str, collection: str) -> dict[str, str]:
         store_uri, collection, LazyEmbeddings(MODEL, "cpu"), logging.getLogger("klea-test")
     )
     try:
+        assert store.has_index()  # built once, at the end of the collection's first run
         ids = [f"{name}:{i}" for name in ("alpha.md", "beta.md") for i in range(40)]
         return {str(doc.id): doc.page_content for doc in store.get_by_ids(ids)}
     finally:

