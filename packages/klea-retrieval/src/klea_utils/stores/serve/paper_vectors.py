@@ -194,14 +194,19 @@ class PGVectorPaperSource(VectorPaperSource):
                 yield dict(metadata or {})
 
     def passages(self, file_name: str) -> list[Document]:
+        """The file's chunks under their chunk ids (stored ids lose the collection prefix)."""
+        from klea_utils.stores._retrieval.pg_layout import public_id
+
         table = self.store.EmbeddingStore
         with self.store._make_sync_session() as session:
-            query = self._query(session, table.id, table.document, table.cmetadata)
+            columns = (table.id, table.document, table.cmetadata, table.collection_id)
+            query = self._query(session, *columns)
             if query is None:
                 return []
             rows = query.filter(table.cmetadata["file_name"].astext == file_name).all()
         return [
-            Document(id=rid, page_content=text, metadata=dict(meta)) for rid, text, meta in rows
+            Document(id=public_id(rid, collection), page_content=text, metadata=dict(meta))
+            for rid, text, meta, collection in rows
         ]
 
 
