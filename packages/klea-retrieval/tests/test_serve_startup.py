@@ -231,3 +231,25 @@ def test_the_app_is_built_and_serves_health_before_the_mcp_sdk_loads(stores, tmp
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_opening_and_closing_the_index_keeps_the_library_version(stores, tmp_path):
+    """The last connection to close removes an empty WAL: not a change of contents."""
+    import shutil
+
+    from klea_utils.stores.retrieval.fts5_index import open_fts5_store
+
+    index = Path(shutil.copy(stores.fts5, tmp_path / "chunks.sqlite"))
+    wal = index.with_name(index.name + "-wal")
+    wal.write_bytes(b"")  # as a server that stopped leaves it
+    source = Fts5PaperSource(index)
+    before = source.version()
+
+    async def touch() -> None:
+        store = open_fts5_store(str(index))
+        await store.count()
+        await store.aclose()
+
+    asyncio.run(touch())
+    assert not wal.exists()
+    assert source.version() == before

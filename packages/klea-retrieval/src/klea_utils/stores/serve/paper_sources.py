@@ -115,7 +115,9 @@ class Fts5PaperSource(PaperSource):
         self.path = Path(path)
 
     def version(self) -> Hashable:
-        """Size and modification time of the file and its write-ahead log."""
+        """Size and modification time of the file and of its write-ahead log when it holds
+        anything: an empty log comes and goes as connections open and close (the last one
+        to close removes it), with the contents unchanged."""
         stats = []
         for path in (self.path, self.path.with_name(self.path.name + "-wal")):
             try:
@@ -123,7 +125,7 @@ class Fts5PaperSource(PaperSource):
             except OSError:
                 stats.append((0, 0))
             else:
-                stats.append((stat.st_mtime_ns, stat.st_size))
+                stats.append((stat.st_mtime_ns, stat.st_size) if stat.st_size else (0, 0))
         return tuple(stats)
 
     def _connect(self) -> sqlite3.Connection:
