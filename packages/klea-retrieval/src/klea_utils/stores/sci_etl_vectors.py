@@ -75,6 +75,10 @@ class KleaVectorMemory(AsyncEmbeddingStore):
         ValueError: ``stores`` is empty.
     """
 
+    records_are_chunks = True
+    """Each chunk is its own record (its ``<file>:<n>`` id), so sci-etl's finder asks for
+    ``top_k`` chunks, not ``top_k`` times its chunk pool factor."""
+
     def __init__(self, stores: Sequence[Any], *, label: str = "klea vector store") -> None:
         if not stores:
             raise ValueError("KleaVectorMemory needs at least one vector store")
