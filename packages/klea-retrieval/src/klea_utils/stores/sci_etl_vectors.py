@@ -76,8 +76,7 @@ class KleaVectorMemory(AsyncEmbeddingStore):
     """
 
     records_are_chunks = True
-    """Each chunk is its own record (its ``<file>:<n>`` id), so sci-etl's finder asks for
-    ``top_k`` chunks, not ``top_k`` times its chunk pool factor."""
+    """Each chunk is its own record (its ``<file>:<n>`` id)."""
 
     def __init__(self, stores: Sequence[Any], *, label: str = "klea vector store") -> None:
         if not stores:

@@ -87,18 +87,17 @@ class AsyncSimilarArticleFinder:
 
         The store is asked for ``top_k * chunk_pool_factor`` chunks, so fewer than
         ``top_k`` records come back when a few records hold most of the best chunks. A
-        store whose ``records_are_chunks`` attribute is ``True`` holds one chunk per
-        record (each passage is its own record), so it is asked for ``top_k`` chunks
-        alone: the extra chunks could not name another record, and fetching them is most
-        of a semantic query's cost on a large store.
+        store whose :attr:`~AsyncEmbeddingStore.records_are_chunks` is ``True`` holds one
+        chunk per record, so it is asked for ``top_k`` chunks alone: the extra chunks
+        could not name another record, and fetching them is most of a semantic query's
+        cost on a large store.
 
         Raises:
             ValueError: ``top_k`` or ``chunk_pool_factor`` is below 1.
         """
         _check_positive("top_k", top_k)
         _check_positive("chunk_pool_factor", chunk_pool_factor)
-        one_per_record = getattr(self.store, "records_are_chunks", False) is True
-        factor = 1 if one_per_record else chunk_pool_factor
+        factor = 1 if self.store.records_are_chunks is True else chunk_pool_factor
         hits = await self.store.query(
             vector,
             top_k=top_k * factor,

@@ -117,6 +117,11 @@ class AsyncEmbeddingStore(ABC):
     a dimension, fixed by the first chunk stored.
     """
 
+    records_are_chunks: bool = False
+    """``True`` for a memory that holds one chunk per record (each passage is its own
+    record): :class:`~sci_etl_core.embeddings.finder_async.AsyncSimilarArticleFinder` then
+    asks it for ``top_k`` chunks, not ``top_k`` times its chunk pool factor."""
+
     @abstractmethod
     async def add(self, chunks: Sequence[EmbeddingChunk]) -> None:
         """Store ``chunks``, replacing any stored chunk with the same record and index.

@@ -195,9 +195,8 @@ class KleaPGVector(PGVector):
     def delete_collection(self) -> None:
         """Drop the collection, its rows and its HNSW index."""
         with self._make_sync_session() as session:
-            collection = self.get_collection(session)
+            collection = self._collection_or_warn(session)
             if collection is None:
-                self.logger.warning("Collection not found")
                 return
             session.execute(text(drop_index_sql(collection.uuid)))
             session.delete(collection)
@@ -268,8 +267,16 @@ class KleaPGVector(PGVector):
             )
         return collection
 
-    def _stored_ids(self, collection: Any, ids: Sequence[str]) -> list[str]:
-        layout = PGLayout.of(self.collection_name, collection.cmetadata)
+    def _collection_or_warn(self, session: Session) -> Any:
+        collection = self.get_collection(session)
+        if collection is None:
+            self.logger.warning("Collection not found")
+        return collection
+
+    def _stored_ids(
+        self, collection: Any, ids: Sequence[str], layout: PGLayout | None = None
+    ) -> list[str]:
+        layout = layout or PGLayout.of(self.collection_name, collection.cmetadata)
         return [stored_id(layout, collection.uuid, str(i)) for i in ids]
 
     def add_embeddings(
@@ -285,8 +292,9 @@ class KleaPGVector(PGVector):
         chunk_ids = [str(i) if i is not None else str(uuid.uuid4()) for i in given]
         with self._make_sync_session() as session:
             collection = self._collection_or_fail(session)
-            stored = self._stored_ids(collection, chunk_ids)
-            if not PGLayout.of(self.collection_name, collection.cmetadata).scoped:
+            layout = PGLayout.of(self.collection_name, collection.cmetadata)
+            stored = self._stored_ids(collection, chunk_ids, layout)
+            if not layout.scoped:
                 self._refuse_foreign_rows(session, collection, stored)
         super().add_embeddings(texts, embeddings, metadatas, ids=stored, **kwargs)
         return chunk_ids
@@ -317,9 +325,8 @@ class KleaPGVector(PGVector):
         if ids is None:
             return
         with self._make_sync_session() as session:
-            collection = self.get_collection(session)
+            collection = self._collection_or_warn(session)
             if collection is None:
-                self.logger.warning("Collection not found")
                 return
             table = self.EmbeddingStore
             stmt = delete(table).where(
