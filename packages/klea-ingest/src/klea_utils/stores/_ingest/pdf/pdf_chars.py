@@ -157,20 +157,61 @@ def _style_id(info: FontStyle) -> int:
     return _STYLE_IDS[info]
 
 
+class _Calls:
+    """Typed entry points into pdfium for the per-glyph loop.
+
+    pypdfium2's bindings check every argument against a pointer type and return typed
+    pointers; per glyph that costs more than pdfium's own work. These prototypes take and
+    return plain addresses (a text object is compared by address, and only a change of
+    object is looked up through the typed binding)."""
+
+    def __init__(self, raw: Any) -> None:
+        void, integer = ctypes.c_void_p, ctypes.c_int
+        self.text_object = self._bind(raw.FPDFText_GetTextObject, void, void, integer)
+        self.char_box = self._bind(
+            raw.FPDFText_GetCharBox, integer, void, integer, void, void, void, void
+        )
+
+    @staticmethod
+    def _bind(function: Any, restype: Any, *argtypes: Any) -> Any:
+        address = ctypes.cast(function, ctypes.c_void_p).value or 0
+        return ctypes.CFUNCTYPE(restype, *argtypes)(address)
+
+
+_CALLS: dict[int, _Calls] = {}
+
+
+def _codes(raw: Any, tp: Any, count: int) -> list[int]:
+    """The UTF-16 code unit of every glyph, read in one call (one per glyph if pdfium's
+    page text does not line up with its glyphs). The page text writes U+FFFE for a glyph
+    without a code and for a hyphenation mark alike: those few are asked one by one."""
+    buffer = (ctypes.c_ushort * (count + 1))()
+    written = raw.FPDFText_GetText(tp, 0, count, buffer) if count else 0
+    if written != count + 1:
+        return [raw.FPDFText_GetUnicode(tp, i) for i in range(count)]
+    codes = list(buffer)[:count]
+    for i, code in enumerate(codes):
+        if code == 0xFFFE:
+            codes[i] = raw.FPDFText_GetUnicode(tp, i)
+    return codes
+
+
 def read_chars(raw: Any, tp: Any, upright: Frame) -> list[PdfChar | None]:
     """Characters in text-layer order with their baseline's quarter turn; ``None`` marks a
     line break pdfium generated. Boxes of upright glyphs are in the ``upright`` frame; those
     of turned glyphs stay in user space (``bottom`` < ``top``) for :func:`to_frames`."""
+    calls = _CALLS.get(id(raw)) or _CALLS.setdefault(id(raw), _Calls(raw))
+    handle = ctypes.cast(tp, ctypes.c_void_p)
     count = raw.FPDFText_CountChars(tp)
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    box = [ctypes.addressof(v) for v in (left, right, bottom, top)]
     fonts: dict[int, FontStyle] = {}
     out: list[PdfChar | None] = []
     last_obj: int | None = None
     obj_size = 0.0
     current: tuple[FontStyle, int, int, int, bool] | None = None
     high = 0  # a UTF-16 high surrogate waiting for its low half
-    for i in range(count):
-        code = raw.FPDFText_GetUnicode(tp, i)
+    for i, code in enumerate(_codes(raw, tp, count)):
         if 0xD800 <= code < 0xDC00:
             high = code
             continue
@@ -184,14 +225,13 @@ def read_chars(raw: Any, tp: Any, upright: Frame) -> list[PdfChar | None]:
             if out and out[-1] is not None:
                 out.append(None)
             continue
-        generated = raw.FPDFText_IsGenerated(tp, i) == 1
-        if generated and code == 0x20:
+        if code == 0x20 and raw.FPDFText_IsGenerated(tp, i) == 1:
             out.append(PdfChar(" ", 0, 0, 0, 0, 0, -1))
             continue
-        obj = raw.FPDFText_GetTextObject(tp, i)
-        obj_key = ctypes.cast(obj, ctypes.c_void_p).value or 0
+        obj_key = calls.text_object(handle, i) or 0
         if obj_key != last_obj or current is None:
             last_obj = obj_key
+            obj = raw.FPDFText_GetTextObject(tp, i)
             font = raw.FPDFTextObj_GetFont(obj) if obj else None
             weight = raw.FPDFText_GetFontWeight(tp, i)
             info = (
@@ -208,7 +248,7 @@ def read_chars(raw: Any, tp: Any, upright: Frame) -> list[PdfChar | None]:
         text = _char_text(code, info)
         if not text:
             continue
-        raw.FPDFText_GetCharBox(tp, i, left, right, bottom, top)
+        calls.char_box(handle, i, *box)
         size = obj_size or raw.FPDFText_GetFontSize(tp, i)
         if turn:
             char = PdfChar(
