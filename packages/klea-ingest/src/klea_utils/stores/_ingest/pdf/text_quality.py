@@ -4,6 +4,14 @@ Text extracted from fonts without a usable Unicode map comes out as dingbats, pr
 code points, control characters or runs of consonants. A page is *readable* when most of
 its words look like words of a written language: letters only, and for Latin script with a
 vowel. A page with almost no text but with images is a scan.
+
+Tokens that are neither words nor garbage do not vote: numbers, hexadecimal codes
+(``0xA5``, ``82BC``, ``X'5A1D'``), labels (``K.5``, ``A/1``, ``t1``), Latin tokens of one or
+two letters (variables, units, letter-spaced code: ``i n t``), capital acronyms without a
+vowel (``DCT``, ``PDF``) and lone symbols. One character of another script still votes: a
+Chinese character is a word, a stray Greek or Cyrillic letter from a broken font is not.
+A page whose voting tokens are mostly words is readable; a page with no voting token at
+all is not.
 """
 
 from __future__ import annotations
@@ -11,6 +19,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 
 from klea_utils.stores._ingest.pdf.text_scripts import is_unspaced, script_of
 
@@ -33,6 +42,10 @@ _LOOKALIKE = re.compile(
 )
 """Latin letters and digits standing in for another script's glyphs (an OCR layer that read
 Cyrillic as Latin: ``Hanoroea`` for ``Налоговая``): no word of a Latin language looks so."""
+_HEX = re.compile(r"(?:0[xX]|[xX]['’])?(?:[0-9A-F]+|[0-9a-f]+)[hH]?['’]?")
+"""A hexadecimal code: ``0xA5``, ``82BC``, ``X'5A1D'``, ``3fh`` (one case of digits)."""
+_ACRONYM = re.compile(r"[B-DF-HJ-NP-TV-XZ]{2,5}")
+"""Capitals without a vowel (``DCT``, ``PDF``, ``HTML``): an acronym, not a word misread."""
 _VOWELS = set("aeiouyàáâäãåæèéêëìíîïòóôöõøœùúûüýÿ")
 
 
@@ -99,23 +112,53 @@ def _wordlike(token: str) -> bool:
         return False
     if len(letters) < 2 and not (letters and is_unspaced(letters[0])):
         return False  # one Latin letter is no word; one Chinese character is
-    if all(unicodedata.name(c, "").startswith("LATIN") for c in letters):
+    if _latin(core):
         return any(c.lower() in _VOWELS for c in letters) and not _LOOKALIKE.search(core)
     return True
 
 
-def _letters_lead(token: str) -> bool:
+_WORD, _NOT_WORD, _NO_VOTE = 1, 0, -1
+
+
+def _latin(token: str) -> bool:
+    return all(unicodedata.name(c, "").startswith("LATIN") for c in token if c.isalpha())
+
+
+@lru_cache(maxsize=1 << 16)
+def _vote(token: str) -> int:
+    """:data:`_WORD`, :data:`_NOT_WORD`, or :data:`_NO_VOTE` for a token that is neither
+    (see the module's docstring). Cached: a page's words repeat, and so do a document's."""
+    if len(token) == 1 and not token.isalnum():
+        return _NO_VOTE  # a lone bullet, dash or symbol
+    if _junk(token[0]):
+        return _NOT_WORD
     letters = sum(c.isalpha() for c in token)
-    return letters > 0 and letters >= sum(c.isdigit() for c in token)
+    digits = sum(c.isdigit() for c in token)
+    if not letters or letters < digits:
+        return _NO_VOTE  # a number, or a formula with a variable in it (``60000≤Q＜80000``)
+    core = _strip_punctuation(token)
+    if letters <= 2 and _latin(token):
+        return _NO_VOTE  # a variable, a unit, a label (``K.5``), letter-spaced code (``i n t``)
+    if (digits and _HEX.fullmatch(core)) or _ACRONYM.fullmatch(core):
+        return _NO_VOTE  # a hexadecimal code (``82BC``), an acronym (``DCT``)
+    return _WORD if _wordlike(token) else _NOT_WORD
 
 
 def assess(text: str) -> PageQuality:
     """Assess the text of one page."""
     compact = "".join(text.split())
     chars = len(compact)
-    tokens = [t for t in _TOKEN.findall(text) if any(c.isalnum() for c in t) or len(t) > 1]
-    # a number or a formula with a variable in it (``60000≤Q＜80000``) is no word, nor junk
-    alpha = [t for t in tokens if _letters_lead(t) or _junk(t[0])]
-    word_share = sum(_wordlike(t) for t in alpha) / len(alpha) if alpha else 0.0
-    junk_share = sum(_junk(c) for c in compact) / chars if chars else 0.0
+    words = voters = 0
+    for token in _TOKEN.findall(text):
+        vote = _vote(token)
+        if vote != _NO_VOTE:
+            voters += 1
+            words += vote
+    word_share = words / voters if voters else 0.0
+    junk_share = _junk_count(compact) / chars if chars else 0.0
     return PageQuality(chars=chars, word_share=word_share, junk_share=junk_share)
+
+
+def _junk_count(text: str) -> int:
+    """Junk characters in ``text``, judged once per distinct character."""
+    return sum(text.count(c) for c in set(text) if _junk(c))
