@@ -66,7 +66,7 @@ _ITALIC_NAME = re.compile(
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class PdfChar:
     text: str
     left: float
@@ -211,6 +211,7 @@ def read_chars(raw: Any, tp: Any, upright: Frame) -> list[PdfChar | None]:
     obj_size = 0.0
     current: tuple[FontStyle, int, int, int, bool] | None = None
     high = 0  # a UTF-16 high surrogate waiting for its low half
+    x0, y1 = upright.x0, upright.y1
     for i, code in enumerate(_codes(raw, tp, count)):
         if 0xD800 <= code < 0xDC00:
             high = code
@@ -245,17 +246,25 @@ def read_chars(raw: Any, tp: Any, upright: Frame) -> list[PdfChar | None]:
             face = ctypes.cast(font, ctypes.c_void_p).value or 0 if font else 0
             current = (info, font_id, face, turn, slanted)
         info, font_id, face, turn, slanted = current
-        text = _char_text(code, info)
+        text = chr(code) if 0x20 <= code < 0xD800 else _char_text(code, info)
         if not text:
             continue
         calls.char_box(handle, i, *box)
         size = obj_size or raw.FPDFText_GetFontSize(tp, i)
         if turn:
             char = PdfChar(
-                text, left.value, right.value, bottom.value, top.value, size, font_id, face
+                text,
+                left.value,
+                right.value,
+                bottom.value,
+                top.value,
+                size,
+                font_id,
+                face,
+                turn,
+                slanted,
             )
         else:  # the upright frame, inline: most glyphs of most pages
-            x0, y1 = upright.x0, upright.y1
             char = PdfChar(
                 text,
                 left.value - x0,
@@ -265,8 +274,9 @@ def read_chars(raw: Any, tp: Any, upright: Frame) -> list[PdfChar | None]:
                 size,
                 font_id,
                 face,
+                turn,
+                slanted,
             )
-        char.turn, char.rotated = turn, slanted
         out.append(char)
     return out
 

@@ -167,18 +167,18 @@ def _split_lines(chars: list[PdfChar | None]) -> list[list[PdfChar]]:
     text turns (a vertical label right after a line of the body)."""
     groups: list[list[PdfChar]] = []
     current: list[PdfChar] = []
+    last: PdfChar | None = None  # the last glyph of ``current`` that is not a generated space
     for char in chars:
         if char is None:
             if current:
                 groups.append(current)
-            current = []
+            current, last = [], None
             continue
-        if char.font != -1 and current:
-            last = next((c for c in reversed(current) if c.font != -1), None)
-            if last is not None and last.turn != char.turn:
+        if char.font != -1 and last is not None:
+            if last.turn != char.turn:
                 groups.append(current)
                 current = []
-            elif last is not None and last.text != " ":
+            elif last.text != " ":
                 # a dot or a kashida has a tiny box: the type size bounds the line height
                 line_h = max(last.bottom - last.top, 0.5 * last.size, 1.0)
                 jumped = (
@@ -189,6 +189,8 @@ def _split_lines(chars: list[PdfChar | None]) -> list[list[PdfChar]]:
                     groups.append(current)
                     current = []
         current.append(char)
+        if char.font != -1:
+            last = char
     if current:
         groups.append(current)
     return groups
