@@ -153,12 +153,11 @@ def _line_key(line: str) -> str:
 
 def _unrepeated_text(pages: list[str]) -> str:
     """The text of ``pages`` without the lines found on three or more of them."""
+    keyed = [[(_line_key(line), line) for line in text.splitlines()] for text in pages]
     seen: collections.Counter[str] = collections.Counter()
-    for text in pages:
-        seen.update({_line_key(line) for line in text.splitlines() if line.strip()})
-    return "\n".join(
-        line for text in pages for line in text.splitlines() if seen[_line_key(line)] < 3
-    )
+    for lines in keyed:
+        seen.update({key for key, _ in lines if key})
+    return "\n".join(line for lines in keyed for key, line in lines if seen[key] < 3)
 
 
 def _draws_image(page: Any) -> bool:

@@ -20,6 +20,7 @@ import ctypes
 import math
 import re
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from klea_utils.stores._ingest.pdf.pdf_accents import attach_accents
@@ -178,7 +179,9 @@ class _Calls:
         return ctypes.CFUNCTYPE(restype, *argtypes)(address)
 
 
-_CALLS: dict[int, _Calls] = {}
+@cache
+def _calls(raw: Any) -> _Calls:
+    return _Calls(raw)
 
 
 def _codes(raw: Any, tp: Any, count: int) -> list[int]:
@@ -190,9 +193,10 @@ def _codes(raw: Any, tp: Any, count: int) -> list[int]:
     if written != count + 1:
         return [raw.FPDFText_GetUnicode(tp, i) for i in range(count)]
     codes = list(buffer)[:count]
-    for i, code in enumerate(codes):
-        if code == 0xFFFE:
-            codes[i] = raw.FPDFText_GetUnicode(tp, i)
+    if 0xFFFE in codes:
+        for i, code in enumerate(codes):
+            if code == 0xFFFE:
+                codes[i] = raw.FPDFText_GetUnicode(tp, i)
     return codes
 
 
@@ -200,7 +204,7 @@ def read_chars(raw: Any, tp: Any, upright: Frame) -> list[PdfChar | None]:
     """Characters in text-layer order with their baseline's quarter turn; ``None`` marks a
     line break pdfium generated. Boxes of upright glyphs are in the ``upright`` frame; those
     of turned glyphs stay in user space (``bottom`` < ``top``) for :func:`to_frames`."""
-    calls = _CALLS.get(id(raw)) or _CALLS.setdefault(id(raw), _Calls(raw))
+    calls = _calls(raw)
     handle = ctypes.cast(tp, ctypes.c_void_p)
     count = raw.FPDFText_CountChars(tp)
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
