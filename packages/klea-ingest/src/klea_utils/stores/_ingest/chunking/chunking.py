@@ -53,8 +53,9 @@ DEFAULT_MAX_TOKENS = 450
 DEFAULT_OVERLAP_SENTENCES = 0
 """Sentences repeated from the end of a cut text at the start of its next piece."""
 
-CHUNKING_VERSION = 2
-"""Version of the chunking rules (2: text cut at sentence ends), part of the cache key."""
+CHUNKING_VERSION = 3
+"""Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
+table cut into pieces repeats its caption and header row in each)."""
 
 CHUNK_INDEX_KEY = "chunk_index"
 """Metadata key of a chunk's position in its file (0-based, reading order)."""

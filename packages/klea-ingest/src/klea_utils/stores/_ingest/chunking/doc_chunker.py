@@ -17,7 +17,8 @@ and on documents whose items fit the budget the chunks are the same
    the budget, and optionally the last sentences of a piece repeated at the start of the
    next (``overlap_sentences``). Room is left for the chunk's headings; if the headings
    alone leave no room, they are dropped from that chunk. A table is cut between its
-   lines instead, then long lines as text.
+   lines instead, then long lines as text, and every piece opens with the table's
+   caption and header row (:mod:`~klea_utils.stores._ingest.chunking.table_pieces`).
 4. **Merge peers.** Neighbouring chunks under the same heading chain are joined while
    the result fits.
 
@@ -35,7 +36,9 @@ cut at sentence ends, where ``HybridChunker``'s ``semchunk`` fills the budget an
 often cut a sentence at a comma or between words, the piece holding an answer starting
 mid-sentence while the words that lead to it sat in the piece before; and a table over
 the budget is cut between its caption and triplet lines, which are kept whole where they
-fit (Docling cuts such a table by token count and glues its lines without a separator).
+fit (Docling cuts such a table by token count and glues its lines without a separator),
+each piece repeating the caption and the header row so that a cell is read with the names
+of its row and column.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ import logging
 from dataclasses import dataclass, replace
 from typing import Any
 
+from klea_utils.stores._ingest.chunking.table_pieces import is_row_table, table_segments
 from klea_utils.stores._ingest.chunking.text_segments import segment_text
 from klea_utils.stores._ingest.chunking.token_counter import TokenCounter
 
@@ -273,29 +277,16 @@ class StructureChunker:
     def _segments(self, chunk: RawChunk, room: int) -> list[str]:
         from docling_core.types.doc.items.table.table import TableItem
 
-        if len(chunk.items) == 1 and isinstance(chunk.items[0], TableItem):
-            return self._table_segments(chunk.text, room)
+        if len(chunk.items) == 1:
+            docling_table = isinstance(chunk.items[0], TableItem)
+            if docling_table or is_row_table(chunk.text):
+                return table_segments(
+                    chunk.text, room, self.counter.count, self._cut_line, triplets=docling_table
+                )
         return segment_text(chunk.text, room, self.counter.count, overlap=self.overlap_sentences)
 
-    def _table_segments(self, text: str, room: int) -> list[str]:
-        """A table's lines packed into segments of ``room`` tokens; long lines cut."""
-        segments: list[str] = []
-        current = ""
-        for line in (line for line in text.split("\n") if line.strip()):
-            joined = f"{current}{_DELIM}{line}" if current else line
-            if self.counter.count(joined) <= room:
-                current = joined
-                continue
-            if current:
-                segments.append(current)
-            if self.counter.count(line) <= room:
-                current = line
-            else:
-                segments.extend(segment_text(line, room, self.counter.count))
-                current = ""
-        if current:
-            segments.append(current)
-        return segments
+    def _cut_line(self, line: str, room: int) -> list[str]:
+        return segment_text(line, room, self.counter.count)
 
     def _merge(self, chunks: list[RawChunk]) -> list[RawChunk]:
         """Join neighbouring chunks with the same heading chain while the result fits."""

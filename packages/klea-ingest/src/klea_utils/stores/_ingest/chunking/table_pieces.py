@@ -1,0 +1,102 @@
+"""A table over the chunk budget cut into pieces that each still read as the table.
+
+A question names a cell by its row and its column ("the moisture of K2-1901", "grade 3 in
+the fall term"), and the caption says what the table is about. A table cut between its
+lines leaves the column heads and the caption in the first piece only, so the piece that
+holds the cell holds neither. Here every piece opens with the table's *lead*: its caption
+(printed above or below the rows) and its header row, then as many of the rows as fit.
+
+Two table forms reach the chunker:
+
+- the model-free PDF path writes a table as one text item, one row per line with ``|``
+  between cells, and the caption on its own line before or after the rows (a paragraph
+  item is always one line, so several lines mark a table);
+- Docling's tables are serialized as the caption, then one line of ``row, column = value``
+  triplets, which name their row and column already: the lead is the caption.
+
+The lead is left out where it would take more than a third of the room (a caption of a
+paragraph, a header of dozens of cells): the caption first, then the header row.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+__all__ = ["CAPTION_LINE", "is_row_table", "table_segments"]
+
+CAPTION_LINE = re.compile(r"^(?:table|tab\.)\s*[\dIVX]+[a-z]?\s*[.:|\u2013\u2014]", re.IGNORECASE)
+"""A ``Table 3:`` / ``Tab. IV.`` caption line."""
+
+_CELL_SEPARATOR = " | "
+_TRIPLET_END = re.compile(r"(?<=\S)\. (?=\S)")
+"""Between two ``row, column = value`` triplets (``table_triplets`` joins them so)."""
+_LEAD_SHARE = 3
+"""The lead may take at most ``room // _LEAD_SHARE`` tokens of a piece."""
+
+Count = Callable[[str], int]
+Cut = Callable[[str, int], list[str]]
+"""Cuts one line over the room into pieces that fit (``segment_text``)."""
+
+
+def _lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.split("\n") if line.strip()]
+
+
+def is_row_table(text: str) -> bool:
+    """Whether ``text`` is a table of the model-free path: lines, two or more with cells."""
+    lines = _lines(text)
+    return len(lines) >= 2 and sum(_CELL_SEPARATOR in line for line in lines) >= 2
+
+
+def _lead_and_rows(lines: list[str], triplets: bool) -> tuple[list[str], list[str]]:
+    """The caption and header lines every piece repeats, and the rest in reading order."""
+    if triplets:  # caption paragraph(s), then the line of triplets, one row each
+        return lines[:-1], _TRIPLET_END.split(lines[-1]) if lines else []
+    caption: list[str] = []
+    rows = list(lines)
+    if rows and CAPTION_LINE.match(rows[0]):
+        caption.append(rows.pop(0))
+    elif len(rows) > 1 and CAPTION_LINE.match(rows[-1]):
+        caption.append(rows.pop())  # printed under the rows: read first in every piece
+    header = [rows.pop(0)] if len(rows) > 1 and _CELL_SEPARATOR in rows[0] else []
+    return caption + header, rows
+
+
+def _fitting_lead(lead: list[str], room: int, count: Count) -> list[str]:
+    """The lead, less its caption and then its header, until it takes a third of the room."""
+    while lead and count("\n".join(lead)) > room // _LEAD_SHARE:
+        lead = lead[1:]
+    return lead
+
+
+def table_segments(text: str, room: int, count: Count, cut: Cut, *, triplets: bool) -> list[str]:
+    """``text`` (a table over ``room`` tokens) as pieces that each open with its lead.
+
+    Lines are kept whole where they fit; a line longer than a piece's room is cut with
+    ``cut`` (sentences, then words). Every piece fits ``room`` tokens as counted by
+    ``count``; every row is in exactly one piece, in order.
+    """
+    whole_lead, rows = _lead_and_rows(_lines(text), triplets)
+    lead = _fitting_lead(whole_lead, room, count)
+    rows = whole_lead[: len(whole_lead) - len(lead)] + rows  # a lead too long is read once
+    prefix = "\n".join(lead)
+    body_room = room - count(prefix + "\n") if prefix else room
+    joiner = ". " if triplets else "\n"
+    pieces: list[str] = []
+    current = ""
+    for line in rows:
+        joined = f"{current}{joiner}{line}" if current else line
+        if count(joined) <= body_room:
+            current = joined
+            continue
+        if current:
+            pieces.append(current)
+        if count(line) <= body_room:
+            current = line
+        else:
+            pieces.extend(cut(line, body_room))
+            current = ""
+    if current:
+        pieces.append(current)
+    return [f"{prefix}\n{piece}" if prefix else piece for piece in pieces]

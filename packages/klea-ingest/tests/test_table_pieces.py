@@ -1,0 +1,131 @@
+"""Tables over the chunk budget: every piece reads as the table (caption, header, rows)."""
+
+from __future__ import annotations
+
+import logging
+from functools import cache
+
+from hypothesis import given
+from hypothesis import strategies as st
+from klea_utils.stores._ingest.chunking.doc_chunker import StructureChunker
+from klea_utils.stores._ingest.chunking.table_pieces import is_row_table, table_segments
+from klea_utils.stores._ingest.chunking.text_segments import segment_text
+from klea_utils.stores._ingest.chunking.token_counter import TokenCounter, load_token_counter
+from klea_utils.stores.packaged_minilm import packaged_minilm_path
+
+CAPTION = "Table 4: Harvested yield by brand, 2012 trial."
+HEADER = "Brand | Product | Yield Bu/A | Moisture %"
+
+
+@cache
+def _counter() -> TokenCounter:
+    return load_token_counter(str(packaged_minilm_path()), logging.getLogger("test"))
+
+
+def _count(text: str) -> int:
+    return _counter().count(text)
+
+
+def _cut(line: str, room: int) -> list[str]:
+    return segment_text(line, room, _count)
+
+
+def _rows(n: int) -> list[str]:
+    return [f"Brand{i} | P-{i}0{i} | {50 + i}.4 | {7 + i % 3}.{i % 10}" for i in range(n)]
+
+
+def _pieces(text: str, room: int) -> list[str]:
+    return table_segments(text, room, _count, _cut, triplets=False)
+
+
+def test_every_piece_opens_with_the_caption_and_the_header_row() -> None:
+    rows = _rows(40)
+    pieces = _pieces("\n".join([CAPTION, HEADER, *rows]), 80)
+    assert len(pieces) > 3
+    for piece in pieces:
+        lines = piece.split("\n")
+        assert lines[:2] == [CAPTION, HEADER]
+        assert _count(piece) <= 80
+    body = [line for piece in pieces for line in piece.split("\n")[2:]]
+    assert body == rows  # every row once, in order
+
+
+def test_a_caption_printed_under_the_rows_leads_every_piece() -> None:
+    rows = _rows(30)
+    pieces = _pieces("\n".join([HEADER, *rows, CAPTION]), 80)
+    assert all(piece.split("\n")[:2] == [CAPTION, HEADER] for piece in pieces)
+    assert [ln for p in pieces for ln in p.split("\n")[2:]] == rows
+
+
+def test_a_lead_too_long_for_the_room_is_read_once_not_repeated() -> None:
+    caption = "Table 2: " + " ".join(["a long caption that says a great deal"] * 6)
+    rows = _rows(30)
+    pieces = _pieces("\n".join([caption, HEADER, *rows]), 80)
+    # the caption takes over a third of the room: only the header repeats
+    assert pieces[0].split("\n")[:2] == [HEADER, caption] or pieces[0].startswith(HEADER)
+    assert all(piece.startswith(HEADER + "\n") for piece in pieces)
+    assert sum(caption in piece for piece in pieces) == 1
+    assert all(_count(piece) <= 80 for piece in pieces)
+
+
+def test_triplet_tables_repeat_their_caption() -> None:
+    triplets = ". ".join(f"model {i}, Accuracy = 0.{i}1" for i in range(40))
+    pieces = table_segments(f"{CAPTION}\n{triplets}", 60, _count, _cut, triplets=True)
+    assert len(pieces) > 2
+    assert all(piece.startswith(CAPTION + "\n") for piece in pieces)
+    assert all(_count(piece) <= 60 for piece in pieces)
+    joined = " ".join(pieces)
+    assert all(f"model {i}, Accuracy = 0.{i}1" in joined for i in range(40))
+
+
+def test_only_multi_line_text_with_cells_is_a_row_table() -> None:
+    assert is_row_table(f"{CAPTION}\n{HEADER}\nA | 1 | 2 | 3")
+    assert not is_row_table("One paragraph | with a bar | in it.")
+    assert not is_row_table("Line one\nLine two\nLine three")
+
+
+def test_the_chunker_cuts_a_model_free_table_item_with_its_lead() -> None:
+    from docling_core.types.doc.document import DoclingDocument
+    from docling_core.types.doc.labels import DocItemLabel
+
+    doc = DoclingDocument(name="t")
+    doc.add_heading(text="Results", level=1)
+    rows = _rows(40)
+    text = "\n".join([CAPTION, HEADER, *rows])
+    doc.add_text(label=DocItemLabel.TEXT, text=text, orig=text)
+    chunks = StructureChunker(_counter(), max_tokens=90, merge_peers=True).chunk(doc)
+    assert len(chunks) > 3
+    for chunk in chunks:
+        assert chunk.headings == ("Results",)
+        assert chunk.text.split("\n")[:2] == [CAPTION, HEADER]
+        assert _count(chunk.contextualized()) <= 90
+
+
+_cell = st.text(alphabet="abcdefghij0123456789.%", min_size=1, max_size=12)
+
+
+@given(
+    st.lists(st.lists(_cell, min_size=2, max_size=6), min_size=2, max_size=40),
+    st.booleans(),
+    st.integers(min_value=30, max_value=200),
+)
+def test_pieces_fit_keep_every_row_and_repeat_a_short_header(
+    grid: list[list[str]], captioned: bool, room: int
+) -> None:
+    rows = [" | ".join(cells) for cells in grid]
+    lines = ([CAPTION] if captioned else []) + rows
+    pieces = _pieces("\n".join(lines), room)
+    assert pieces
+    assert all(_count(piece) <= room for piece in pieces)
+    lead = [ln for ln in (CAPTION, rows[0]) if all(ln in p.split("\n")[:2] for p in pieces)]
+
+    def body(piece: str) -> str:  # a later piece without the lead it repeats
+        lines_of_piece = piece.split("\n")
+        return "\n".join(lines_of_piece[len(lead) :])
+
+    words = "".join(" ".join([pieces[0], *map(body, pieces[1:])]).split())
+    assert all("".join(row.split()) in words for row in rows)
+    header_fits = _count(rows[0]) <= room // 3
+    with_caption = captioned and _count(f"{CAPTION}\n{rows[0]}") <= room // 3
+    if header_fits and len(rows) > 2:
+        assert all(piece.split("\n")[int(with_caption)] == rows[0] for piece in pieces)
