@@ -68,6 +68,27 @@ def test_a_lead_too_long_for_the_room_is_read_once_not_repeated() -> None:
     assert all(_count(piece) <= 80 for piece in pieces)
 
 
+def test_a_caption_set_inside_the_rows_leads_with_its_first_sentence() -> None:
+    # the model-free path reads a caption set within the table's frame as one of its rows
+    caption = (
+        "Table 3 | Comparison among the base models. All models are evaluated in one "
+        "framework. Scores within 0.3 are at the same level."
+    )
+    rows = _rows(40)
+    pieces = _pieces("\n".join([HEADER, caption, *rows]), 90)
+    assert len(pieces) > 2
+    for piece in pieces:
+        assert piece.split("\n")[:2] == ["Table 3 Comparison among the base models.", HEADER]
+    rest = "All models are evaluated in one framework. Scores within 0.3 are at the same level."
+    assert sum(rest in piece for piece in pieces) == 1  # the rest of the caption, read once
+    assert [ln for p in pieces for ln in p.split("\n")[2:] if ln != rest] == rows
+
+
+def test_a_caption_numbered_alone_reads_on_to_its_subject() -> None:
+    pieces = _pieces("\n".join(["Table 7. Yields by brand.", HEADER, *_rows(40)]), 80)
+    assert all(piece.startswith("Table 7. Yields by brand.\n" + HEADER) for piece in pieces)
+
+
 def test_triplet_tables_repeat_their_caption() -> None:
     triplets = ". ".join(f"model {i}, Accuracy = 0.{i}1" for i in range(40))
     pieces = table_segments(f"{CAPTION}\n{triplets}", 60, _count, _cut, triplets=True)
@@ -112,7 +133,7 @@ _cell = st.text(alphabet="abcdefghij0123456789.%", min_size=1, max_size=12)
 def test_pieces_fit_keep_every_row_and_repeat_a_short_header(
     grid: list[list[str]], captioned: bool, room: int
 ) -> None:
-    rows = [" | ".join(cells) for cells in grid]
+    rows = [f"r{i} " + " | ".join(cells) for i, cells in enumerate(grid)]  # rows distinct
     lines = ([CAPTION] if captioned else []) + rows
     pieces = _pieces("\n".join(lines), room)
     assert pieces

@@ -9,8 +9,9 @@ holds the cell holds neither. Here every piece opens with the table's *lead*: it
 Two table forms reach the chunker:
 
 - the model-free PDF path writes a table as one text item, one row per line with ``|``
-  between cells, and the caption on its own line before or after the rows (a paragraph
-  item is always one line, so several lines mark a table);
+  between cells, and the caption on its own line before, among (when the page sets it
+  inside the table's frame) or after the rows (a paragraph item is always one line, so
+  several lines mark a table); a caption of several sentences leads with its first;
 - Docling's tables are serialized as the caption, then one line of ``row, column = value``
   triplets, which name their row and column already: the lead is the caption.
 
@@ -23,6 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from klea_utils.stores._ingest.chunking.sentences import split_sentences
+
 __all__ = ["CAPTION_LINE", "is_row_table", "table_segments"]
 
 CAPTION_LINE = re.compile(r"^(?:table|tab\.)\s*[\dIVX]+[a-z]?\s*[.:|\u2013\u2014]", re.IGNORECASE)
@@ -31,6 +34,8 @@ CAPTION_LINE = re.compile(r"^(?:table|tab\.)\s*[\dIVX]+[a-z]?\s*[.:|\u2013\u2014
 _CELL_SEPARATOR = " | "
 _TRIPLET_END = re.compile(r"(?<=\S)\. (?=\S)")
 """Between two ``row, column = value`` triplets (``table_triplets`` joins them so)."""
+_CAPTION_SEARCH = 3
+"""A caption is looked for among this many first lines of a table."""
 _LEAD_SHARE = 3
 """The lead may take at most ``room // _LEAD_SHARE`` tokens of a piece."""
 
@@ -49,16 +54,37 @@ def is_row_table(text: str) -> bool:
     return len(lines) >= 2 and sum(_CELL_SEPARATOR in line for line in lines) >= 2
 
 
+def _caption_at(lines: list[str]) -> int | None:
+    """Where the caption line is: among the first lines (a ``Table N`` above the rows, or
+    read inside them when the page sets it within the table's frame), else the last."""
+    for index, line in enumerate(lines[:_CAPTION_SEARCH]):
+        if CAPTION_LINE.match(line):
+            return index
+    return len(lines) - 1 if len(lines) > 1 and CAPTION_LINE.match(lines[-1]) else None
+
+
 def _lead_and_rows(lines: list[str], triplets: bool) -> tuple[list[str], list[str]]:
-    """The caption and header lines every piece repeats, and the rest in reading order."""
+    """The caption and header lines every piece repeats, and the rest in reading order.
+
+    A caption of several sentences leads with its first (``Table 3: Comparison of base
+    models.``); the rest stays where the caption stood, so no text is lost.
+    """
     if triplets:  # caption paragraph(s), then the line of triplets, one row each
         return lines[:-1], _TRIPLET_END.split(lines[-1]) if lines else []
-    caption: list[str] = []
     rows = list(lines)
-    if rows and CAPTION_LINE.match(rows[0]):
-        caption.append(rows.pop(0))
-    elif len(rows) > 1 and CAPTION_LINE.match(rows[-1]):
-        caption.append(rows.pop())  # printed under the rows: read first in every piece
+    caption: list[str] = []
+    at = _caption_at(rows)
+    if at is not None:
+        sentences = [t.strip() for t in split_sentences(rows[at].replace(_CELL_SEPARATOR, " ", 1))]
+        taken = 1  # "Table 3." alone names no subject: read on to the next sentence
+        while taken < len(sentences) and len(" ".join(sentences[:taken]).split()) < 4:
+            taken += 1
+        caption = [" ".join(sentences[:taken])]
+        rest = " ".join(sentences[taken:])
+        if rest:
+            rows[at] = rest
+        else:
+            del rows[at]
     header = [rows.pop(0)] if len(rows) > 1 and _CELL_SEPARATOR in rows[0] else []
     return caption + header, rows
 
