@@ -49,7 +49,9 @@ from klea_utils.stores.config import (
     RetrieverConfig,
     VectorStoreInfo,
 )
+from klea_utils.stores._retrieval.passage_focus import focus_rerank
 from klea_utils.stores.embedding_models import load_embeddings
+from klea_utils.stores.pipeline import DEFAULT_FOCUS
 from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager
 from klea_utils.stores.retrieval.vs import VSRetriever
 from klea_utils.stores.sci_etl_vectors import KleaVectorMemory
@@ -362,7 +364,16 @@ class KleaPipeline:
             "klea hybrid (RRF)": lambda q: ids(hybrid(q)),
             "klea hybrid (RRF) + recency": lambda q: ids(rerank_by_recency(hybrid(q))),
             "klea hybrid (RRF), stemmed BM25": lambda q: ids(self.fused(q, stemmed=True)),
+            "klea hybrid (RRF), stemmed BM25 + passage focus": self.focused,
         }
+
+    def focused(self, query: str) -> list[str]:
+        """As ``KleaPipeline`` ranks by default: each leg ``FocusParams.pool`` deep, fused,
+        re-scored by passage focus; the rest of the 100-deep fused list after it."""
+        pool = DEFAULT_FOCUS.pool
+        head = file_names(focus_rerank(query, self.fused(query, pool, True), DEFAULT_FOCUS))
+        tail = [i for i in file_names(self.fused(query, stemmed=True)) if i not in set(head)]
+        return head + tail
 
 
 # -- sci-etl-search ---------------------------------------------------------------------

@@ -106,10 +106,17 @@ def load_questions(path: Path) -> list[Question]:
 
 
 _LINE_END_HYPHEN = re.compile("[\u00ad\ufffe][ \t]*\r?\n[ \t]*")
+_CELL_SEPARATOR = re.compile(r"(?:^|(?<=\s))\|(?=\s|$)")
 
 
 def normalise(text: str) -> str:
-    """The README's normalisation: hyphenated line ends rejoined, NFKC, lower, spaces."""
+    """The README's normalisation: hyphenated line ends rejoined, NFKC, lower, spaces.
+
+    The ``|`` that a stored table row sets between its cells (``10 | 1111111010``) is
+    markup of ours, not text of the page, and reads as a space: an answer that spans two
+    cells of a row is found as the page prints it.
+    """
+    text = _CELL_SEPARATOR.sub(" ", text)
     text = _LINE_END_HYPHEN.sub("", text).replace("\u00ad", "").replace("\ufffe", "")
     return " ".join(unicodedata.normalize("NFKC", text).lower().split())
 

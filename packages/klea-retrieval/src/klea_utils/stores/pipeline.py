@@ -4,8 +4,11 @@ For a domain of a :class:`~klea_utils.stores.config.RetrieverConfig`,
 :meth:`KleaPipeline.retrieve` queries every vector store
 (:class:`~klea_utils.stores.retrieval.vs.VSRetriever`) and every BM25 store
 (:class:`~klea_utils.stores.retrieval.bm25.BM25RetrieverManager`) with ``k`` hits each,
-fuses the ranked lists with :func:`~klea_utils.stores.utils.rrf_merge`, optionally
-re-ranks with a cross-encoder, blends in recency
+fuses the ranked lists with :func:`~klea_utils.stores.utils.rrf_merge`, re-scores them by
+the place inside each passage where the question's distinguishing words meet
+(:mod:`klea_utils.stores._retrieval.passage_focus`: each store is then asked for a deeper
+pool and the best of it is kept, as many as the stores' top ``k`` would have given),
+optionally re-ranks with a cross-encoder, blends in recency
 (:func:`~klea_utils.stores.utils.rerank_by_recency`) and returns ``(Document, score)``
 pairs, best first. With ``context`` (``neighbours`` or ``section``) each hit is widened
 with the chunks around it in its section, up to ``context_tokens``
@@ -40,6 +43,8 @@ from klea_utils.stores._retrieval.context import (
     neighbour_source,
     widen_hits,
 )
+from klea_utils.stores._retrieval.fusion import document_key
+from klea_utils.stores._retrieval.passage_focus import FocusParams, focus_rerank
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
 from klea_utils.stores.filters import validate_metadata_filter
@@ -56,12 +61,15 @@ from klea_utils.stores.utils import (
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
 
-__all__ = ["SCORE_KEY", "KleaPipeline", "PipelineResult", "retrieve_documents"]
+__all__ = ["DEFAULT_FOCUS", "SCORE_KEY", "KleaPipeline", "PipelineResult", "retrieve_documents"]
 
 SCORE_KEY = "score"
 """Metadata key under which :meth:`PipelineResult.documents` records each final score."""
 
 _LOG = logging.getLogger("klea_utils.stores.pipeline")
+
+DEFAULT_FOCUS = FocusParams()
+"""How :class:`KleaPipeline` re-scores fused candidates unless told otherwise."""
 
 
 def _positive_int(value: object) -> bool:
@@ -111,6 +119,9 @@ class KleaPipeline:
             stores that cannot widen (built before chunks recorded their order) are then
             logged once per domain instead of noted in every result.
         context_tokens: Token budget of a widened passage.
+        focus: How fused candidates are re-scored by passage focus
+            (:class:`~klea_utils.stores._retrieval.passage_focus.FocusParams`); ``None``
+            fuses each store's top ``k`` as they are.
 
     Raises:
         ValueError: When ``k`` is below 1, ``leg_timeout`` is not positive, or the
@@ -129,7 +140,9 @@ class KleaPipeline:
         logger: logging.Logger | None = None,
         context: str | None = None,
         context_tokens: int = DEFAULT_CONTEXT_TOKENS,
+        focus: FocusParams | None = DEFAULT_FOCUS,
     ) -> None:
+        self.focus = focus
         self.context = check_context(
             DEFAULT_CONTEXT if context is None else context, context_tokens
         )
@@ -235,29 +248,39 @@ class KleaPipeline:
             if value is not None and not _positive_int(value):
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
         canonical = validate_metadata_filter(metadata_filter) if metadata_filter else None
+        managers = self._managers(domain)
         # Without k every store keeps its configured default_k (else the pipeline's k).
-        k_values: dict[str, dict[str, int]] = {domain: {}}
-        if k is not None:
-            per_domain = self.config.domains[domain]
-            for store in [*per_domain.vector_stores, *per_domain.bm25_stores]:
-                k_values[domain][store.name] = k
+        wanted = {
+            store.name: k if k is not None else manager._store_default_k(store)
+            for manager in managers
+            for store in manager._stores_of(domain)
+        }
+        pool = self.focus.pool if self.focus is not None else 0
+        k_values = {domain: {name: max(value, pool) for name, value in wanted.items()}}
         futures = {
             manager.source_label: self._pool.submit(
                 manager.retrieve_per_store, domain, query, canonical, k_values
             )
-            for manager in self._managers(domain)
+            for manager in managers
         }
         sets: list[tuple[str, list[tuple[Document, float]]]] = []
+        depths: list[int] = []
         notes: list[str] = []
-        for label, future in futures.items():
+        for manager in managers:
+            label = manager.source_label
             try:
-                sets.extend(future.result(timeout=self.leg_timeout))
+                answered = futures[label].result(timeout=self.leg_timeout)
             except concurrent.futures.TimeoutError:
                 notes.append(f"{label}: no answer within {self.leg_timeout:g} s; left out")
+                continue
             except Exception as exc:  # a failing leg degrades the answer, not the request
                 self.logger.warning("%s leg of domain %r failed: %s", label, domain, exc)
                 notes.append(f"{label}: {type(exc).__name__}: {exc}")
-        merged = rrf_merge(sets)
+                continue
+            stores = [s for s in manager._stores_of(domain) if s.loaded_object is not None]
+            sets.extend(answered)
+            depths.extend(wanted[store.name] for store in stores[: len(answered)])
+        merged = self._fuse(query, sets, depths)
         model = self._cross_encoder()
         if model is not None:
             merged = cross_encoder_rerank(query, merged, model=model)
@@ -275,6 +298,18 @@ class KleaPipeline:
                     self.logger.info("domain %r: %s", domain, note)
             context_notes = []
         return PipelineResult(domain, widened, (*notes, *context_notes))
+
+    def _fuse(
+        self, query: str, sets: list[tuple[str, list[tuple[Document, float]]]], depths: list[int]
+    ) -> list[tuple[Document, float]]:
+        """Fuse the stores' lists; with focus, re-score the pool and keep as many as the
+        stores' own top ``k`` (``depths``, one per list) would have given."""
+        if self.focus is None:
+            return rrf_merge(sets)
+        shallow = {
+            document_key(d) for (_, hits), n in zip(sets, depths, strict=True) for d, _ in hits[:n]
+        }
+        return focus_rerank(query, rrf_merge(sets), self.focus)[: len(shallow)]
 
     def _neighbour_sources(self, domain: str) -> list[NeighbourSource]:
         """The loaded stores of ``domain`` that can look chunks up, in-memory ones first."""

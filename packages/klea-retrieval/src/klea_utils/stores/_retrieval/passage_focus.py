@@ -1,0 +1,183 @@
+"""Re-scoring fused candidates by the place inside them where the question's words meet.
+
+Inside a long document the passages around the answer share its topic words: every chunk
+of a rules book says "member", every chunk of a JPEG standard says "JPEG". Ranked as
+whole chunks (BM25 sums a word's weight wherever it stands, an embedding averages the
+chunk), a neighbour that repeats the topic words can outrank the passage where the
+question's *distinguishing* words stand together. This pass looks at that place:
+
+1. Each leg hands over a deeper pool than the caller keeps (``pool`` hits), fused by RRF.
+2. The question's content words are stemmed as the lexical legs stem them; each gets a
+   weight from how few of the pooled passages hold it (an IDF over the pool), so the
+   topic words all passages share weigh little and the rare ones weigh much.
+3. A passage's *focus* is the weight of the question words inside its best window of
+   ``window`` words (each distinct word counted once), as a share of the weight of all
+   the question's words, blended with the share its whole text covers.
+4. The final score mixes the fused rank score (scaled to the best candidate's) and the
+   focus: ``(1 - weight) * fused + weight * focus``.
+
+Numbers and units are matched as such: a number word up to twenty reads as its digits
+("five" matches "5"), and ``%``, ``$`` and ``°`` read as "percent", "dollar" and
+"degree", so "5 percent" finds "5%".
+
+No model is loaded and nothing is downloaded: the pass reads the candidates' text only,
+a few milliseconds for a pool of 60 passages. It runs in :class:`~klea_utils.stores.
+pipeline.KleaPipeline` between the fusion and the optional cross-encoder.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from klea_utils.stores._retrieval.query_words import LEXICAL_STOPWORDS
+from klea_utils.stores.text import normalize_text
+from langchain_core.documents import Document
+from sci_etl_core.search.stemming import porter_stem
+
+__all__ = ["FocusParams", "focus_rerank", "focus_scores", "passage_terms", "question_terms"]
+
+_WORD = re.compile(r"\w+")
+_SYMBOLS = str.maketrans({"%": " percent ", "$": " dollar ", "°": " degree ", "‰": " permille "})
+_NUMBER_WORDS = {
+    word: str(value)
+    for value, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+}
+
+
+@dataclass(frozen=True)
+class FocusParams:
+    """How candidates are re-scored (see the module's description).
+
+    Attributes:
+        pool: Hits each leg hands over before re-scoring (at least the caller's ``k``).
+        window: Words in the window whose question words make the focus.
+        weight: Share of the focus in the final score (0: the fused order as it was).
+        window_share: Share of the best window in the focus; the rest is the share of
+            the question's weight the whole passage covers.
+    """
+
+    pool: int = 30
+    window: int = 24
+    weight: float = 0.6
+    window_share: float = 0.25
+
+    def __post_init__(self) -> None:
+        if self.pool < 1 or self.window < 1:
+            raise ValueError(f"pool and window must be >= 1, got {self.pool}, {self.window}")
+        for name in ("weight", "window_share"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be within [0, 1], got {value!r}")
+
+
+@lru_cache(maxsize=1 << 16)
+def _term(word: str) -> str:
+    return _NUMBER_WORDS.get(word) or porter_stem(word)
+
+
+def passage_terms(text: str) -> list[str]:
+    """The words of ``text`` as the pass compares them: folded, stemmed, numbers as digits."""
+    folded = normalize_text(text).translate(_SYMBOLS).casefold()
+    return [_term(word) for word in _WORD.findall(folded)]
+
+
+def question_terms(question: str) -> list[str]:
+    """The distinct content words of ``question`` (stop and question words left out)."""
+    folded = normalize_text(question).translate(_SYMBOLS).casefold()
+    words = [w for w in _WORD.findall(folded) if w not in LEXICAL_STOPWORDS]
+    return list(dict.fromkeys(_term(w) for w in words))
+
+
+def _best_window(positions: list[tuple[int, str]], weights: dict[str, float], size: int) -> float:
+    """The largest weight of distinct terms found within ``size`` consecutive words."""
+    best = 0.0
+    inside: dict[str, int] = {}
+    total = 0.0
+    first = 0
+    for position, term in positions:
+        while positions[first][0] <= position - size:
+            old = positions[first][1]
+            inside[old] -= 1
+            if not inside[old]:
+                del inside[old]
+                total -= weights[old]
+            first += 1
+        if term not in inside:
+            inside[term] = 0
+            total += weights[term]
+        inside[term] += 1
+        best = max(best, total)
+    return best
+
+
+def focus_scores(question: str, texts: Sequence[str], params: FocusParams) -> list[float]:
+    """Each text's focus in ``[0, 1]`` for ``question`` (all 0 when it has no content word)."""
+    terms = question_terms(question)
+    if not terms or not texts:
+        return [0.0] * len(texts)
+    wanted = set(terms)
+    found: list[list[tuple[int, str]]] = []
+    for text in texts:
+        found.append([(i, t) for i, t in enumerate(passage_terms(text)) if t in wanted])
+    pooled = len(texts)
+    holders = {t: sum(any(term == t for _, term in hits) for hits in found) for t in terms}
+    weights = {t: math.log(1.0 + (pooled + 1.0) / (holders[t] + 0.5)) for t in terms}
+    whole = sum(weights.values())
+    scores = []
+    for hits in found:
+        covered = sum(weights[t] for t in {term for _, term in hits})
+        window = _best_window(hits, weights, params.window) if hits else 0.0
+        share = params.window_share
+        scores.append((share * window + (1.0 - share) * covered) / whole)
+    return scores
+
+
+def focus_rerank(
+    question: str,
+    merged: Sequence[tuple[Document, float]],
+    params: FocusParams | None = None,
+) -> list[tuple[Document, float]]:
+    """``merged`` (fused ``(document, score)`` pairs) re-scored by focus, best first.
+
+    Ties keep the fused order. With ``params.weight`` 0, or a question without content
+    words, the order is the fused one and the scores are scaled fused scores.
+    """
+    params = params or FocusParams()
+    if not merged:
+        return []
+    top = max(score for _, score in merged) or 1.0
+    focus = focus_scores(question, [doc.page_content for doc, _ in merged], params)
+    finals = [
+        (1.0 - params.weight) * (score / top) + params.weight * f
+        for (_, score), f in zip(merged, focus, strict=True)
+    ]
+    order = sorted(range(len(merged)), key=lambda i: -finals[i])
+    return [(merged[i][0], finals[i]) for i in order]

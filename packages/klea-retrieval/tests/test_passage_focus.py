@@ -1,0 +1,114 @@
+"""Passage focus: candidates re-scored by where the question's distinguishing words meet."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from klea_utils.stores._retrieval.passage_focus import (
+    FocusParams,
+    focus_rerank,
+    focus_scores,
+    passage_terms,
+    question_terms,
+)
+from langchain_core.documents import Document
+
+RULES = "Members of the club pay dues every year. The club rules apply to all members. "
+
+
+def _doc(text: str, name: str = "rules.pdf") -> Document:
+    return Document(page_content=text, metadata={"file_name": name})
+
+
+def test_question_terms_are_content_words_stemmed_with_numbers_as_digits() -> None:
+    assert question_terms("What are the annual dues of five members?") == [
+        "annual",
+        "due",
+        "5",
+        "member",
+    ]
+    assert question_terms("What is the percent?") == ["percent"]
+
+
+def test_units_and_number_words_match_their_symbols_and_digits() -> None:
+    assert passage_terms("a 5% rise, $20, 30 °C") == [
+        "a",
+        "5",
+        "percent",
+        "rise",
+        "dollar",
+        "20",
+        "30",
+        "degre",
+        "c",
+    ]
+    scores = focus_scores(
+        "a five percent fee",
+        ["The fee is 5% of the sum.", "The fee is paid in full."],
+        FocusParams(),
+    )
+    assert scores[0] > scores[1]
+
+
+def test_the_passage_where_the_rare_words_meet_outranks_one_repeating_the_topic() -> None:
+    topical = _doc(RULES * 4)  # the topic words, many times over
+    answering = _doc(
+        RULES + "A member who resigns before March gets a refund of half the dues. " + RULES
+    )
+    unrelated = _doc("The weather was fine and the harvest was early.")
+    merged = [(topical, 0.033), (unrelated, 0.032), (answering, 0.031)]
+    ranked = focus_rerank("Does a resigning member get a refund of dues?", merged)
+    assert ranked[0][0] is answering
+    assert ranked[-1][0] is unrelated
+
+
+def test_a_window_counts_words_that_stand_together() -> None:
+    question = "refund after resignation"
+    near = "the refund after resignation is paid " + "filler " * 60
+    far = "the refund " + "filler " * 60 + " after resignation"
+    tight = FocusParams(window=8, window_share=1.0)
+    near_score, far_score = focus_scores(question, [near, far], tight)
+    assert near_score == pytest.approx(1.0)
+    assert far_score < near_score
+    # covering the words anywhere scores both alike
+    assert focus_scores(question, [near, far], FocusParams(window_share=0.0)) == [1.0, 1.0]
+
+
+def test_weight_zero_keeps_the_fused_order() -> None:
+    merged = [(_doc(f"text {i} refund"), 1.0 / (60 + i)) for i in range(6)]
+    ranked = focus_rerank("refund policy", list(reversed(merged)), FocusParams(weight=0.0))
+    assert [d.page_content for d, _ in ranked] == [
+        d.page_content for d, _ in sorted(merged, key=lambda p: -p[1])
+    ]
+
+
+def test_a_question_of_stop_words_only_leaves_the_order() -> None:
+    merged = [(_doc("b"), 0.5), (_doc("a what is"), 0.4)]
+    assert [d.page_content for d, _ in focus_rerank("what is", merged)] == ["b", "a what is"]
+    assert focus_rerank("anything", []) == []
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"pool": 0}, {"window": 0}, {"weight": 1.5}, {"window_share": -0.1}]
+)
+def test_bad_params_are_refused(kwargs: dict[str, float]) -> None:
+    with pytest.raises(ValueError, match="must be"):
+        FocusParams(**kwargs)  # type: ignore[arg-type]
+
+
+@given(
+    st.text(max_size=60),
+    st.lists(st.tuples(st.text(max_size=200), st.floats(0.001, 1.0)), max_size=12),
+    st.floats(0.0, 1.0),
+    st.integers(1, 50),
+)
+def test_rerank_is_a_permutation_with_scores_in_range(
+    question: str, pairs: list[tuple[str, float]], weight: float, window: int
+) -> None:
+    merged = [(_doc(text), score) for text, score in pairs]
+    params = FocusParams(weight=weight, window=window)
+    ranked = focus_rerank(question, merged, params)
+    assert sorted(id(d) for d, _ in ranked) == sorted(id(d) for d, _ in merged)
+    assert all(-1e-9 <= s <= 1.0 + 1e-9 for _, s in ranked)
+    assert [s for _, s in ranked] == sorted((s for _, s in ranked), reverse=True)
