@@ -43,13 +43,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from klea_utils.stores._retrieval.passage_focus import focus_rerank
 from klea_utils.stores.config import (
     BM25StoreInfo,
     PerDomainConfig,
     RetrieverConfig,
     VectorStoreInfo,
 )
-from klea_utils.stores._retrieval.passage_focus import focus_rerank
 from klea_utils.stores.embedding_models import load_embeddings
 from klea_utils.stores.pipeline import DEFAULT_FOCUS
 from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager
