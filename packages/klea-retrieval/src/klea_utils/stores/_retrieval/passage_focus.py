@@ -38,9 +38,30 @@ from klea_utils.stores.text import normalize_text
 from langchain_core.documents import Document
 from sci_etl_core.search.stemming import porter_stem
 
-__all__ = ["FocusParams", "focus_rerank", "focus_scores", "passage_terms", "question_terms"]
+__all__ = [
+    "FocusParams",
+    "focus_rerank",
+    "focus_scores",
+    "heading_words",
+    "passage_terms",
+    "question_terms",
+]
 
 _WORD = re.compile(r"\w+")
+_ENGLISH_FILLER = frozenset(
+    """
+    about above after again against all also am any because been before being below
+    between both could during each few further had has have having he her here hers herself
+    him himself his i its itself just may me might more most must my myself nor now off
+    once only other ought our ours ourselves out over own same she should so some than
+    them themselves those through too under until up very we were while would you your
+    yours yourself yourselves many much s t d ll m re ve given give gives say says said
+    according listed named mentioned shown show shows
+    """.split()
+)
+"""Words a question uses around what it asks (pronouns, auxiliaries, quantifiers, "according
+to", "listed", a possessive's ``s``): left out of the focus with the lexical legs' stop and
+question words. They are rare in some passages and would weigh as if they mattered."""
 _SYMBOLS = str.maketrans({"%": " percent ", "$": " dollar ", "°": " degree ", "‰": " permille "})
 _NUMBER_WORDS = {
     word: str(value)
@@ -82,17 +103,21 @@ class FocusParams:
         weight: Share of the focus in the final score (0: the fused order as it was).
         window_share: Share of the best window in the focus; the rest is the share of
             the question's weight the whole passage covers.
+        phrase_share: Share of phrase matches in the focus: the question's neighbouring
+            content words ("total ordinary income", "form 8743") found next to each other
+            in the passage, weighted as their words are.
     """
 
     pool: int = 30
     window: int = 24
     weight: float = 0.6
     window_share: float = 0.25
+    phrase_share: float = 0.0
 
     def __post_init__(self) -> None:
         if self.pool < 1 or self.window < 1:
             raise ValueError(f"pool and window must be >= 1, got {self.pool}, {self.window}")
-        for name in ("weight", "window_share"):
+        for name in ("weight", "window_share", "phrase_share"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within [0, 1], got {value!r}")
@@ -113,7 +138,8 @@ def question_terms(question: str) -> list[str]:
     """The distinct content words of ``question`` (stop and question words left out)."""
     folded = normalize_text(question).translate(_SYMBOLS).casefold()
     words = [w for w in _WORD.findall(folded) if w not in LEXICAL_STOPWORDS]
-    return list(dict.fromkeys(_term(w) for w in words))
+    kept = [w for w in words if w not in _ENGLISH_FILLER] or words
+    return list(dict.fromkeys(_term(w) for w in kept))
 
 
 def _best_window(positions: list[tuple[int, str]], weights: dict[str, float], size: int) -> float:
@@ -138,12 +164,23 @@ def _best_window(positions: list[tuple[int, str]], weights: dict[str, float], si
     return best
 
 
-def focus_scores(question: str, texts: Sequence[str], params: FocusParams) -> list[float]:
-    """Each text's focus in ``[0, 1]`` for ``question`` (all 0 when it has no content word)."""
+def focus_scores(
+    question: str,
+    texts: Sequence[str],
+    params: FocusParams,
+    lead_words: Sequence[int] | None = None,
+) -> list[float]:
+    """Each text's focus in ``[0, 1]`` for ``question`` (all 0 when it has no content word).
+
+    ``lead_words`` (one per text) is how many of a text's first words are its heading
+    chain: they count for the words the passage covers, not for its best window (the
+    title that opens every chunk of a paper says nothing about where in it the answer is).
+    """
     terms = question_terms(question)
     if not terms or not texts:
         return [0.0] * len(texts)
     wanted = set(terms)
+    pairs = list(zip(terms, terms[1:]))
     found: list[list[tuple[int, str]]] = []
     for text in texts:
         found.append([(i, t) for i, t in enumerate(passage_terms(text)) if t in wanted])
@@ -151,13 +188,41 @@ def focus_scores(question: str, texts: Sequence[str], params: FocusParams) -> li
     holders = {t: sum(any(term == t for _, term in hits) for hits in found) for t in terms}
     weights = {t: math.log(1.0 + (pooled + 1.0) / (holders[t] + 0.5)) for t in terms}
     whole = sum(weights.values())
+    pair_whole = sum(weights[a] + weights[b] for a, b in pairs)
+    leads = lead_words if lead_words is not None else [0] * len(texts)
     scores = []
-    for hits in found:
+    for hits, lead in zip(found, leads, strict=True):
         covered = sum(weights[t] for t in {term for _, term in hits})
-        window = _best_window(hits, weights, params.window) if hits else 0.0
+        body = [(i, t) for i, t in hits if i >= lead]
+        window = _best_window(body, weights, params.window) if body else 0.0
         share = params.window_share
-        scores.append((share * window + (1.0 - share) * covered) / whole)
+        focus = (share * window + (1.0 - share) * covered) / whole
+        if params.phrase_share and pair_whole:
+            phrases = _phrases(body, set(pairs))
+            matched = sum(weights[a] + weights[b] for a, b in phrases) / pair_whole
+            focus = (1.0 - params.phrase_share) * focus + params.phrase_share * matched
+        scores.append(focus)
     return scores
+
+
+def _phrases(hits: list[tuple[int, str]], pairs: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """The question's word pairs that stand next to each other (one word between at most)."""
+    found: set[tuple[str, str]] = set()
+    for (i, a), (j, b) in zip(hits, hits[1:]):
+        if j - i <= 2 and (a, b) in pairs:
+            found.add((a, b))
+    return found
+
+
+def heading_words(doc: Document) -> int:
+    """How many words open ``doc``'s text with its heading chain (metadata ``headings``)."""
+    headings = doc.metadata.get("headings")
+    if not isinstance(headings, list) or not headings:
+        return 0
+    lead = "\n".join(str(h) for h in headings)
+    if not doc.page_content.startswith(lead):
+        return 0
+    return len(passage_terms(lead))
 
 
 def focus_rerank(
@@ -174,7 +239,10 @@ def focus_rerank(
     if not merged:
         return []
     top = max(score for _, score in merged) or 1.0
-    focus = focus_scores(question, [doc.page_content for doc, _ in merged], params)
+    docs = [doc for doc, _ in merged]
+    focus = focus_scores(
+        question, [d.page_content for d in docs], params, [heading_words(d) for d in docs]
+    )
     finals = [
         (1.0 - params.weight) * (score / top) + params.weight * f
         for (_, score), f in zip(merged, focus, strict=True)
