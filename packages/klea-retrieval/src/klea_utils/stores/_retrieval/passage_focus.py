@@ -48,8 +48,7 @@ __all__ = [
 ]
 
 _WORD = re.compile(r"\w+")
-_ENGLISH_FILLER = frozenset(
-    """
+_FILLER_TEXT = """
     about above after again against all also am any because been before being below
     between both could during each few further had has have having he her here hers herself
     him himself his i its itself just may me might more most must my myself nor now off
@@ -57,8 +56,8 @@ _ENGLISH_FILLER = frozenset(
     them themselves those through too under until up very we were while would you your
     yours yourself yourselves many much s t d ll m re ve given give gives say says said
     according listed named mentioned shown show shows
-    """.split()
-)
+"""
+_ENGLISH_FILLER = frozenset(_FILLER_TEXT.split())
 """Words a question uses around what it asks (pronouns, auxiliaries, quantifiers, "according
 to", "listed", a possessive's ``s``): left out of the focus with the lexical legs' stop and
 question words. They are rare in some passages and would weigh as if they mattered."""
