@@ -230,3 +230,59 @@ def test_langchain_retriever_checks_the_domain(pipeline):
         KleaRetriever(pipeline=pipeline)
     with pytest.raises(ValueError, match="unknown domain 'x'"):
         KleaRetriever(pipeline=pipeline, domain="x")
+
+
+def test_focus_keeps_as_many_hits_as_the_stores_top_k_give(config, fake_embeddings):
+    plain = KleaPipeline(
+        config.model_copy(deep=True), embedding_model=fake_embeddings, k=3, focus=None
+    )
+    focused = KleaPipeline(config.model_copy(deep=True), embedding_model=fake_embeddings, k=3)
+    try:
+        for query in ("neurons", "Golgi cells granule inhibitory network", "cortex layers"):
+            before = plain.retrieve("neuro", query, context="off").hits
+            after = focused.retrieve("neuro", query, context="off").hits
+            assert len(after) == len(before)
+            scores = [score for _, score in after]
+            assert scores == sorted(scores, reverse=True)
+    finally:
+        plain.close()
+        focused.close()
+
+
+def test_focus_asks_each_store_for_the_deeper_pool(config, fake_embeddings, monkeypatch):
+    pipe = KleaPipeline(config.model_copy(deep=True), embedding_model=fake_embeddings, k=2)
+    asked: list[int] = []
+    original = pipe.bm25._retrieve_from_store
+
+    def spy(store, query, k, metadata_filter):
+        asked.append(k)
+        return original(store, query, k, metadata_filter)
+
+    monkeypatch.setattr(pipe.bm25, "_retrieve_from_store", spy)
+    try:
+        pipe.retrieve("neuro", "neurons")
+        assert asked and all(k == pipe.focus.pool for k in asked)
+        asked.clear()
+        pipe.focus = None
+        pipe.retrieve("neuro", "neurons")
+        assert asked and all(k == 2 for k in asked)
+    finally:
+        pipe.close()
+
+
+def test_neighbour_sources_are_built_once_per_loaded_store(pipeline, monkeypatch):
+    built: list[str] = []
+    original = pipeline._build_neighbour_sources
+
+    def counting(domain):
+        built.append(domain)
+        return original(domain)
+
+    monkeypatch.setattr(pipeline, "_build_neighbour_sources", counting)
+    pipeline.retrieve("neuro", "neurons")
+    pipeline.retrieve("neuro", "Golgi cells")
+    assert built == ["neuro"]
+    store = pipeline.config.domains["neuro"].bm25_stores[0]
+    store.loaded_object = pipeline.bm25._instantiate_store(store)  # a reload's new store
+    pipeline.retrieve("neuro", "neurons")
+    assert built == ["neuro", "neuro"]

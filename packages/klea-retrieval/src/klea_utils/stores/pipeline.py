@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
+import operator
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -143,6 +144,7 @@ class KleaPipeline:
         focus: FocusParams | None = DEFAULT_FOCUS,
     ) -> None:
         self.focus = focus
+        self._sources: dict[str, tuple[tuple[Any, ...], list[NeighbourSource]]] = {}
         self.context = check_context(
             DEFAULT_CONTEXT if context is None else context, context_tokens
         )
@@ -312,7 +314,26 @@ class KleaPipeline:
         return focus_rerank(query, rrf_merge(sets), self.focus)[: len(shallow)]
 
     def _neighbour_sources(self, domain: str) -> list[NeighbourSource]:
-        """The loaded stores of ``domain`` that can look chunks up, in-memory ones first."""
+        """The loaded stores of ``domain`` that can look chunks up, in-memory ones first.
+
+        Built once per set of loaded stores: a corpus held in memory is indexed by section
+        when its source is made (about 50 ms for 11,000 chunks), not on every query.
+        """
+        per_domain = self.config.domains[domain]
+        loaded = [
+            store.loaded_object for store in [*per_domain.bm25_stores, *per_domain.vector_stores]
+        ]
+        cached = self._sources.get(domain)
+        # The stores themselves are kept and compared by identity: a reload's new store
+        # can never pass for the one the sources were built on.
+        same = cached is not None and len(cached[0]) == len(loaded)
+        if cached is not None and same and all(map(operator.is_, cached[0], loaded)):
+            return cached[1]
+        sources = self._build_neighbour_sources(domain)
+        self._sources[domain] = (tuple(loaded), sources)
+        return sources
+
+    def _build_neighbour_sources(self, domain: str) -> list[NeighbourSource]:
         per_domain = self.config.domains[domain]
         found = [
             neighbour_source("bm25", store.name, store.loaded_object)
