@@ -95,14 +95,13 @@ def settings_to_try(grid: bool, pool: int) -> list[Setting]:
     chosen = [Setting("baseline", None), Setting("focus (defaults)", FocusParams())]
     if not grid:
         return chosen
-    for depth, weight, share, phrase in itertools.product(
-        (20, 30, 50), (0.4, 0.5, 0.6, 0.7), (0.0, 0.25, 0.5), (0.0, 0.2, 0.4)
+    for depth, window, weight, share in itertools.product(
+        (10, 20, 30, 50), (12, 24), (0.4, 0.5, 0.6, 0.7, 0.8), (0.0, 0.25, 0.5)
     ):
         if depth > pool:
             continue
-        params = FocusParams(pool=depth, weight=weight, window_share=share, phrase_share=phrase)
-        name = f"pool {depth} w {weight} share {share} phrase {phrase}"
-        chosen.append(Setting(name, params))
+        params = FocusParams(pool=depth, window=window, weight=weight, window_share=share)
+        chosen.append(Setting(f"pool {depth} win {window} w {weight} share {share}", params))
     return chosen
 
 

@@ -102,21 +102,17 @@ class FocusParams:
         weight: Share of the focus in the final score (0: the fused order as it was).
         window_share: Share of the best window in the focus; the rest is the share of
             the question's weight the whole passage covers.
-        phrase_share: Share of phrase matches in the focus: the question's neighbouring
-            content words ("total ordinary income", "form 8743") found next to each other
-            in the passage, weighted as their words are.
     """
 
     pool: int = 30
     window: int = 24
     weight: float = 0.6
     window_share: float = 0.25
-    phrase_share: float = 0.0
 
     def __post_init__(self) -> None:
         if self.pool < 1 or self.window < 1:
             raise ValueError(f"pool and window must be >= 1, got {self.pool}, {self.window}")
-        for name in ("weight", "window_share", "phrase_share"):
+        for name in ("weight", "window_share"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within [0, 1], got {value!r}")
@@ -179,7 +175,6 @@ def focus_scores(
     if not terms or not texts:
         return [0.0] * len(texts)
     wanted = set(terms)
-    pairs = list(zip(terms, terms[1:]))
     found: list[list[tuple[int, str]]] = []
     for text in texts:
         found.append([(i, t) for i, t in enumerate(passage_terms(text)) if t in wanted])
@@ -187,7 +182,6 @@ def focus_scores(
     holders = {t: sum(any(term == t for _, term in hits) for hits in found) for t in terms}
     weights = {t: math.log(1.0 + (pooled + 1.0) / (holders[t] + 0.5)) for t in terms}
     whole = sum(weights.values())
-    pair_whole = sum(weights[a] + weights[b] for a, b in pairs)
     leads = lead_words if lead_words is not None else [0] * len(texts)
     scores = []
     for hits, lead in zip(found, leads, strict=True):
@@ -195,22 +189,8 @@ def focus_scores(
         body = [(i, t) for i, t in hits if i >= lead]
         window = _best_window(body, weights, params.window) if body else 0.0
         share = params.window_share
-        focus = (share * window + (1.0 - share) * covered) / whole
-        if params.phrase_share and pair_whole:
-            phrases = _phrases(body, set(pairs))
-            matched = sum(weights[a] + weights[b] for a, b in phrases) / pair_whole
-            focus = (1.0 - params.phrase_share) * focus + params.phrase_share * matched
-        scores.append(focus)
+        scores.append((share * window + (1.0 - share) * covered) / whole)
     return scores
-
-
-def _phrases(hits: list[tuple[int, str]], pairs: set[tuple[str, str]]) -> set[tuple[str, str]]:
-    """The question's word pairs that stand next to each other (one word between at most)."""
-    found: set[tuple[str, str]] = set()
-    for (i, a), (j, b) in zip(hits, hits[1:]):
-        if j - i <= 2 and (a, b) in pairs:
-            found.add((a, b))
-    return found
 
 
 def heading_words(doc: Document) -> int:
