@@ -261,11 +261,13 @@ def test_focus_asks_each_store_for_the_deeper_pool(config, fake_embeddings, monk
     monkeypatch.setattr(pipe.bm25, "_retrieve_from_store", spy)
     try:
         pipe.retrieve("neuro", "neurons")
-        assert asked and all(k == pipe.focus.pool for k in asked)
+        assert asked
+        assert all(k == pipe.focus.pool for k in asked)
         asked.clear()
         pipe.focus = None
         pipe.retrieve("neuro", "neurons")
-        assert asked and all(k == 2 for k in asked)
+        assert asked
+        assert all(k == 2 for k in asked)
     finally:
         pipe.close()
 
