@@ -95,13 +95,14 @@ def settings_to_try(grid: bool, pool: int) -> list[Setting]:
     chosen = [Setting("baseline", None), Setting("focus (defaults)", FocusParams())]
     if not grid:
         return chosen
-    for depth, window, weight, share in itertools.product(
-        (10, 20, 30, 50), (12, 24), (0.4, 0.5, 0.6, 0.7, 0.8), (0.0, 0.25, 0.5)
+    for depth, within, weight, share in itertools.product(
+        (20, 30, 50), (True, False), (0.4, 0.5, 0.6, 0.7, 0.8), (0.0, 0.25, 0.5)
     ):
         if depth > pool:
             continue
-        params = FocusParams(pool=depth, window=window, weight=weight, window_share=share)
-        chosen.append(Setting(f"pool {depth} win {window} w {weight} share {share}", params))
+        params = FocusParams(pool=depth, weight=weight, window_share=share, within_files=within)
+        name = f"pool {depth} {'within' if within else 'across'} w {weight} share {share}"
+        chosen.append(Setting(name, params))
     return chosen
 
 

@@ -102,12 +102,16 @@ class FocusParams:
         weight: Share of the focus in the final score (0: the fused order as it was).
         window_share: Share of the best window in the focus; the rest is the share of
             the question's weight the whole passage covers.
+        within_files: Re-order passages inside each file only: every file keeps the
+            places (and fused scores) its passages hold in the fused order, filled by its
+            best focused passages. ``False`` re-scores across files too.
     """
 
-    pool: int = 30
+    pool: int = 20
     window: int = 24
-    weight: float = 0.6
+    weight: float = 0.7
     window_share: float = 0.25
+    within_files: bool = True
 
     def __post_init__(self) -> None:
         if self.pool < 1 or self.window < 1:
@@ -217,6 +221,7 @@ def focus_rerank(
     params = params or FocusParams()
     if not merged:
         return []
+    merged = sorted(merged, key=lambda pair: -pair[1])  # stable: the fused order
     top = max(score for _, score in merged) or 1.0
     docs = [doc for doc, _ in merged]
     focus = focus_scores(
@@ -227,4 +232,23 @@ def focus_rerank(
         for (_, score), f in zip(merged, focus, strict=True)
     ]
     order = sorted(range(len(merged)), key=lambda i: -finals[i])
-    return [(merged[i][0], finals[i]) for i in order]
+    if not params.within_files:
+        return [(merged[i][0], finals[i]) for i in order]
+    # Each file keeps the places its passages hold in the fused order (and their fused
+    # scores); its passages fill those places, the best focused first.
+    best_first: dict[str, list[int]] = {}
+    for i in order:
+        best_first.setdefault(_file_of(docs[i]), []).append(i)
+    placed: dict[str, int] = {}
+    out: list[tuple[Document, float]] = []
+    for doc, score in merged:
+        key = _file_of(doc)
+        chosen = best_first[key][placed.get(key, 0)]
+        placed[key] = placed.get(key, 0) + 1
+        out.append((docs[chosen], score / top))
+    return out
+
+
+def _file_of(doc: Document) -> str:
+    name = doc.metadata.get("file_hash") or doc.metadata.get("file_name")
+    return f"file:{name}" if isinstance(name, str) and name else f"passage:{doc.page_content}"
