@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -368,12 +368,10 @@ class KleaPipeline:
         }
 
     def focused(self, query: str) -> list[str]:
-        """As ``KleaPipeline`` ranks by default: each leg ``FocusParams.pool`` deep, fused,
-        re-scored by passage focus; the rest of the 100-deep fused list after it."""
-        pool = DEFAULT_FOCUS.pool
-        head = file_names(focus_rerank(query, self.fused(query, pool, True), DEFAULT_FOCUS))
-        tail = [i for i in file_names(self.fused(query, stemmed=True)) if i not in set(head)]
-        return head + tail
+        """The stemmed hybrid re-ordered by passage focus as ``KleaPipeline`` does by default
+        (inside each file; here each document is one passage, so the order is kept)."""
+        params = replace(DEFAULT_FOCUS, pool=DEPTH)
+        return file_names(focus_rerank(query, self.fused(query, DEPTH, True), params))
 
 
 # -- sci-etl-search ---------------------------------------------------------------------
