@@ -73,6 +73,10 @@ DEFAULT_FOCUS = FocusParams()
 """How :class:`KleaPipeline` re-scores fused candidates unless told otherwise."""
 
 
+def _same_objects(kept: Sequence[Any], current: Sequence[Any]) -> bool:
+    return len(kept) == len(current) and all(map(operator.is_, kept, current))
+
+
 def _positive_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
@@ -251,14 +255,15 @@ class KleaPipeline:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
         canonical = validate_metadata_filter(metadata_filter) if metadata_filter else None
         managers = self._managers(domain)
-        # Without k every store keeps its configured default_k (else the pipeline's k).
-        wanted = {
-            store.name: k if k is not None else manager._store_default_k(store)
-            for manager in managers
-            for store in manager._stores_of(domain)
-        }
+        # Without k every store keeps its configured default_k (else the pipeline's k);
+        # with focus each store is asked for at least the focus pool.
         pool = self.focus.pool if self.focus is not None else 0
-        k_values = {domain: {name: max(value, pool) for name, value in wanted.items()}}
+        k_values: dict[str, dict[str, int]] = {domain: {}}
+        if k is not None or pool:
+            for manager in managers:
+                for store in manager._stores_of(domain):
+                    own = k if k is not None else manager._store_default_k(store)
+                    k_values[domain][store.name] = max(own, pool)
         futures = {
             manager.source_label: self._pool.submit(
                 manager.retrieve_per_store, domain, query, canonical, k_values
@@ -279,9 +284,12 @@ class KleaPipeline:
                 self.logger.warning("%s leg of domain %r failed: %s", label, domain, exc)
                 notes.append(f"{label}: {type(exc).__name__}: {exc}")
                 continue
-            stores = [s for s in manager._stores_of(domain) if s.loaded_object is not None]
-            sets.extend(answered)
-            depths.extend(wanted[store.name] for store in stores[: len(answered)])
+            sets.extend(answered)  # one list per loaded store, in configuration order
+            depths.extend(
+                k if k is not None else manager._store_default_k(store)
+                for store in manager._stores_of(domain)
+                if store.loaded_object is not None
+            )
         merged = self._fuse(query, sets, depths)
         model = self._cross_encoder()
         if model is not None:
@@ -326,8 +334,7 @@ class KleaPipeline:
         cached = self._sources.get(domain)
         # The stores themselves are kept and compared by identity: a reload's new store
         # can never pass for the one the sources were built on.
-        same = cached is not None and len(cached[0]) == len(loaded)
-        if cached is not None and same and all(map(operator.is_, cached[0], loaded)):
+        if cached is not None and _same_objects(cached[0], loaded):
             return cached[1]
         sources = self._build_neighbour_sources(domain)
         self._sources[domain] = (tuple(loaded), sources)

@@ -62,34 +62,12 @@ _ENGLISH_FILLER = frozenset(_FILLER_TEXT.split())
 to", "listed", a possessive's ``s``): left out of the focus with the lexical legs' stop and
 question words. They are rare in some passages and would weigh as if they mattered."""
 _SYMBOLS = str.maketrans({"%": " percent ", "$": " dollar ", "°": " degree ", "‰": " permille "})
-_NUMBER_WORDS = {
-    word: str(value)
-    for value, word in enumerate(
-        [
-            "zero",
-            "one",
-            "two",
-            "three",
-            "four",
-            "five",
-            "six",
-            "seven",
-            "eight",
-            "nine",
-            "ten",
-            "eleven",
-            "twelve",
-            "thirteen",
-            "fourteen",
-            "fifteen",
-            "sixteen",
-            "seventeen",
-            "eighteen",
-            "nineteen",
-            "twenty",
-        ]
-    )
-}
+_NUMBER_NAMES = """
+    zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty
+"""
+_NUMBER_WORDS = {word: str(value) for value, word in enumerate(_NUMBER_NAMES.split())}
+"""Number words up to twenty, read as their digits."""
 
 
 @dataclass(frozen=True)
@@ -179,17 +157,15 @@ def focus_scores(
     if not terms or not texts:
         return [0.0] * len(texts)
     wanted = set(terms)
-    found: list[list[tuple[int, str]]] = []
-    for text in texts:
-        found.append([(i, t) for i, t in enumerate(passage_terms(text)) if t in wanted])
-    pooled = len(texts)
-    holders = {t: sum(any(term == t for _, term in hits) for hits in found) for t in terms}
-    weights = {t: math.log(1.0 + (pooled + 1.0) / (holders[t] + 0.5)) for t in terms}
+    found = [[(i, t) for i, t in enumerate(passage_terms(text)) if t in wanted] for text in texts]
+    held = [{term for _, term in hits} for hits in found]
+    holders = {t: sum(t in terms_of for terms_of in held) for t in terms}
+    weights = {t: math.log(1.0 + (len(texts) + 1.0) / (holders[t] + 0.5)) for t in terms}
     whole = sum(weights.values())
     leads = lead_words if lead_words is not None else [0] * len(texts)
     scores = []
-    for hits, lead in zip(found, leads, strict=True):
-        covered = sum(weights[t] for t in {term for _, term in hits})
+    for hits, terms_of, lead in zip(found, held, leads, strict=True):
+        covered = sum(weights[t] for t in terms_of)
         body = [(i, t) for i, t in hits if i >= lead]
         window = _best_window(body, weights, params.window) if body else 0.0
         share = params.window_share
@@ -222,7 +198,7 @@ def focus_rerank(
     if not merged:
         return []
     merged = sorted(merged, key=lambda pair: -pair[1])  # stable: the fused order
-    top = max(score for _, score in merged) or 1.0
+    top = merged[0][1] or 1.0
     docs = [doc for doc, _ in merged]
     focus = focus_scores(
         question, [d.page_content for d in docs], params, [heading_words(d) for d in docs]
