@@ -3,6 +3,7 @@ the trash, citation keys, and a database Zotero holds locked."""
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from pathlib import Path
 
@@ -156,3 +157,48 @@ def test_better_bibtex_keys_are_used_when_the_item_has_none(tmp_path: Path) -> N
     bbt.close()
     keys = [e.citekey for e in load_reference_library(zotero_dir=folder).entries]
     assert keys == ["moreau2020sleep", "moreau_sleep_2020"]
+
+
+def _two_unkeyed_items(folder: Path) -> Path:
+    return build_zotero(
+        folder,
+        [Item(key="AAAA1111", fields={"title": "Sleep spindles", "date": "2020"},
+              creators=[("author", "Ines", "Moreau")]),
+         Item(key="CCCC3333", fields={"title": "Grid cells", "date": "2019",
+                                      "extra": "Citation Key: hafting2019grid"},
+              creators=[("author", "Torkel", "Hafting")])],
+    )  # fmt: skip
+
+
+def _write_garbage(database: Path) -> None:
+    database.write_bytes(b"\x00\xffnot SQLite, a torn Better BibTeX file\x13\x37" * 200)
+
+
+def _write_other_schema(database: Path) -> None:
+    other = sqlite3.connect(database)
+    other.execute("CREATE TABLE keys (itemKey, key)")  # no citationkey table
+    other.execute("INSERT INTO keys VALUES ('AAAA1111', 'moreau2020sleep')")
+    other.commit()
+    other.close()
+
+
+@pytest.mark.parametrize("spoil", [_write_garbage, _write_other_schema], ids=["corrupt", "schema"])
+def test_an_unreadable_better_bibtex_database_is_warned_about_and_keys_are_generated(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, spoil
+) -> None:
+    folder = _two_unkeyed_items(tmp_path / "Zotero")
+    with caplog.at_level(logging.WARNING):
+        keys = [e.citekey for e in load_reference_library(zotero_dir=folder).entries]
+    assert keys == ["moreau_sleep_2020", "hafting2019grid"]
+    assert not caplog.records  # no Better BibTeX database: nothing to warn about
+
+    spoil(folder / "better-bibtex.sqlite")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        keys = [e.citekey for e in load_reference_library(zotero_dir=folder).entries]
+    assert keys == ["moreau_sleep_2020", "hafting2019grid"]  # generated; the item's own kept
+    [record] = caplog.records
+    assert record.levelno == logging.WARNING
+    message = record.getMessage()
+    assert "better-bibtex.sqlite" in message
+    assert "citation keys are generated instead" in message

@@ -13,11 +13,14 @@ absolute, or ``attachments:REL`` relative to Zotero's linked-attachment base fol
 preference the database does not hold, so only the file name can match it). The citation
 key is the item's ``citationKey`` field, a ``Citation Key:`` line in ``extra``, Better
 BibTeX's key (``better-bibtex.sqlite``), or else the key Zotero's own BibTeX export makes
-(``lastname_firstword_year``).
+(``lastname_firstword_year``). A Better BibTeX database that is there but cannot be read
+(corrupt, cannot be copied, no ``citationkey`` table) is logged as a warning naming it, and
+the generated keys are used in its place.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 import sqlite3
@@ -57,6 +60,7 @@ _COLLECTIONS_SQL = (
 )
 _COLLECTION_TRASH_SQL = "WHERE c.collectionID NOT IN (SELECT collectionID FROM deletedCollections)"
 _BBT_SQL = "SELECT itemKey, citationKey FROM citationkey"
+_log = logging.getLogger(__name__)
 
 
 @contextmanager
@@ -150,14 +154,25 @@ def _attachments(db: sqlite3.Connection, zotero_dir: Path, trash: str) -> dict[i
 
 
 def _better_bibtex_keys(zotero_dir: Path) -> dict[str, str]:
+    """Better BibTeX's key per item key; ``{}`` (with a warning) when its database is there
+    but cannot be read."""
     database = zotero_dir / "better-bibtex.sqlite"
     if not database.is_file():
         return {}
     try:
         with _read_only_copy(database) as db:
             return {str(k): str(c) for k, c in db.execute(_BBT_SQL)}
-    except (sqlite3.Error, ReferenceLibraryError):
-        return {}
+    except ReferenceLibraryError as exc:
+        reason = exc.reason
+    except sqlite3.Error as exc:
+        reason = f"not a readable Better BibTeX database ({exc})"
+    _log.warning(
+        "%s: %s; citation keys are generated instead (Zotero's BibTeX-export form) for items "
+        "without a key of their own",
+        database,
+        reason,
+    )
+    return {}
 
 
 def _citekey(fields: dict[str, str], bbt: str | None) -> str:
