@@ -12,9 +12,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._ingest.biblio.refmgr.library import ReferenceLibrary
 from klea_utils.stores._ingest.biblio.refmgr.records import matched_default, unmatched_default
 from klea_utils.stores.chunk_cache import ChunkCache
-from klea_utils.stores.references import ReferenceLibrary
 
 __all__ = ["HEAD_CHARS", "apply_reference_library"]
 

@@ -13,13 +13,13 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._ingest.biblio.refmgr.entries import ReferenceEntry
 from klea_utils.stores._ingest.biblio.refmgr.fields import clean_doi, split_words_list, year_of
 from klea_utils.stores._ingest.biblio.refmgr.file_field import attachment_paths
 from klea_utils.stores._ingest.biblio.refmgr.identifiers import normalize_arxiv
 from klea_utils.stores._ingest.biblio.refmgr.latex import decode_latex, split_bibtex_names
 from klea_utils.stores._ingest.biblio.refmgr.values import resolve_strings, resolve_value
 from klea_utils.stores.ingest_exceptions import ReferenceLibraryError
-from klea_utils.stores.references import ReferenceEntry
 
 __all__ = ["VENUE_FIELDS", "entry_from_fields", "read_bibtex"]
 

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._ingest.biblio.refmgr.entries import ReferenceEntry
 from klea_utils.stores._ingest.biblio.refmgr.fields import (
     clean_doi,
     generated_key,
@@ -20,7 +21,6 @@ from klea_utils.stores._ingest.biblio.refmgr.fields import (
 )
 from klea_utils.stores._ingest.biblio.refmgr.identifiers import normalize_arxiv
 from klea_utils.stores.ingest_exceptions import ReferenceLibraryError
-from klea_utils.stores.references import ReferenceEntry
 
 __all__ = ["csl_name", "looks_like_json", "read_csl_json"]
 

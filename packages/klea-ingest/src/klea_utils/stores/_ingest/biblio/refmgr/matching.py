@@ -13,6 +13,11 @@ from collections.abc import Iterable
 from difflib import SequenceMatcher
 from pathlib import Path
 
+from klea_utils.stores._ingest.biblio.refmgr.entries import (
+    TITLE_MATCH_THRESHOLD,
+    FileMatch,
+    ReferenceEntry,
+)
 from klea_utils.stores._ingest.biblio.refmgr.file_field import file_name_of
 from klea_utils.stores._ingest.biblio.refmgr.identifiers import (
     arxiv_in_name,
@@ -22,7 +27,6 @@ from klea_utils.stores._ingest.biblio.refmgr.identifiers import (
     normalize_doi,
     normalize_title,
 )
-from klea_utils.stores.references import TITLE_MATCH_THRESHOLD, FileMatch, ReferenceEntry
 
 __all__ = ["HEAD_WORDS", "MIN_TITLE_WORDS_IN_TEXT", "EntryIndex", "title_similarity"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from klea_utils.stores._ingest.biblio.refmgr.entries import FileMatch, ReferenceEntry
 from klea_utils.stores._ingest.biblio.refmgr.identifiers import normalize_doi
-from klea_utils.stores.references import FileMatch, ReferenceEntry
 
 __all__ = ["CONFLICTS_KEY", "MATCH_KEY", "entry_record", "matched_default", "unmatched_default"]
 

@@ -31,10 +31,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from klea_utils.stores._ingest.biblio.refmgr.entries import ReferenceEntry
 from klea_utils.stores._ingest.biblio.refmgr.fields import clean_doi, generated_key, year_of
 from klea_utils.stores._ingest.biblio.refmgr.identifiers import normalize_arxiv
 from klea_utils.stores.ingest_exceptions import ReferenceLibraryError
-from klea_utils.stores.references import ReferenceEntry
 
 __all__ = ["VENUE_FIELDS", "read_zotero"]
 
