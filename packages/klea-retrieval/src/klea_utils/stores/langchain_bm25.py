@@ -9,57 +9,26 @@ the matching documents as they are, as a plain BM25 retriever does.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
-import numpy as np
+from klea_utils.stores._retrieval.bm25_scoring import (
+    build_vectorizer,
+    default_preprocessing_func,
+    stemmed_preprocessing_func,
+    top_documents,
+)
 from klea_utils.stores._retrieval.context import (
     DEFAULT_CONTEXT_TOKENS,
     neighbour_source,
     widen_hits,
 )
-from klea_utils.stores.utils import normalize_text
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field
-from sci_etl_core.search.stemming import PorterTokenizer
 
 __all__ = ["BM25Retriever", "default_preprocessing_func", "stemmed_preprocessing_func"]
-
-_WORD = re.compile(r"\w+")
-_PORTER = PorterTokenizer()
-
-
-def default_preprocessing_func(text: str) -> list[str]:
-    """Tokenize text for BM25: ``normalize_text``, case folding, runs of word characters.
-
-    Documents and queries go through the same function, so a ligature, soft hyphen or
-    full-width letter in either side still matches its plain form.
-
-    Example::
-
-        default_preprocessing_func("Ef\\ufb01cient  NEURONS, e.g.")
-        -> ["efficient", "neurons", "e", "g"]
-    """
-    return _WORD.findall(normalize_text(text).casefold())
-
-
-def stemmed_preprocessing_func(text: str) -> list[str]:
-    """Tokenize text for BM25 into Porter stems, exactly as an ``fts5:`` index stems it.
-
-    ``normalize_text``, then SQLite FTS5's ``porter unicode61 remove_diacritics 2``
-    tokenizer reproduced in Python (``sci_etl_core.search.PorterTokenizer``): case
-    and diacritics folded, split at every character that is not a letter or digit,
-    each word reduced to its Porter stem.
-
-    Example::
-
-        stemmed_preprocessing_func("Inhibition of MEK inhibits relapses")
-        -> ["inhibit", "of", "mek", "inhibit", "relaps"]
-    """
-    return _PORTER.words(normalize_text(text))
 
 
 class BM25Retriever(BaseRetriever):
@@ -133,12 +102,7 @@ class BM25Retriever(BaseRetriever):
         preprocess_func: Callable[[str], list[str]],
         **kwargs: Any,
     ) -> BM25Retriever:
-        from rank_bm25 import BM25Okapi
-
-        vectorizer = None
-        if docs:
-            corpus = [preprocess_func(d.page_content) for d in docs]
-            vectorizer = BM25Okapi(corpus, **(bm25_params or {}))
+        vectorizer = build_vectorizer(docs, preprocess_func, bm25_params)
         return cls(vectorizer=vectorizer, docs=docs, preprocess_func=preprocess_func, **kwargs)
 
     def scored_documents(self, query: str, k: int | None = None) -> list[tuple[Document, float]]:
@@ -150,26 +114,7 @@ class BM25Retriever(BaseRetriever):
         limit = self.k if k is None else k
         if self.vectorizer is None or limit < 1:
             return []
-        tokens = self.preprocess_func(query)
-        if not tokens:
-            return []
-        scores = np.asarray(self.vectorizer.get_scores(tokens), dtype=float)
-        candidates = np.flatnonzero(self._matching(tokens, scores))
-        order = candidates[np.argsort(-scores[candidates], kind="stable")][:limit]
-        return [(self.docs[int(i)], float(scores[i])) for i in order]
-
-    def _matching(self, tokens: list[str], scores: Any) -> Any:
-        """Mask of documents holding a query term (a term's IDF can be exactly 0)."""
-        mask = scores != 0.0
-        idf = self.vectorizer.idf
-        zero = [t for t in set(tokens) if idf.get(t) == 0]
-        if zero:
-            mask |= np.fromiter(
-                (any(t in freqs for t in zero) for freqs in self.vectorizer.doc_freqs),
-                dtype=bool,
-                count=len(self.docs),
-            )
-        return mask
+        return top_documents(self.vectorizer, self.docs, self.preprocess_func(query), limit)
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun

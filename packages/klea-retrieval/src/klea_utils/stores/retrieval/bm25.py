@@ -128,12 +128,13 @@ class BM25RetrieverManager(BaseKleaRetriever):
     """Manages domain-specific BM25 keyword stores.
 
     Each BM25 store's ``path`` is either a pickled corpus of chunked documents written
-    by ingestion (pickled lists read until EOF), indexed in memory with
-    :class:`klea_utils.stores.langchain_bm25.BM25Retriever`, or ``fts5:/path.sqlite``,
-    an SQLite FTS5 index served by ``sci_etl_core.search.AsyncSqliteFts5Store`` (see
-    :mod:`klea_utils.stores.retrieval.fts5_index`) for
-    corpora beyond rank_bm25's comfort (its memory grows with the number of unique
-    terms per chunk, heavy around 50-100k chunks). A store's ``stemming`` (see
+    by ingestion (pickled lists read until EOF), indexed in memory with rank_bm25 and
+    ranked as :class:`klea_utils.stores.langchain_bm25.BM25Retriever` ranks, or
+    ``fts5:/path.sqlite``, an SQLite FTS5 index served by
+    ``sci_etl_core.search.AsyncSqliteFts5Store`` (see
+    :mod:`klea_utils.stores.retrieval.fts5_index`) for corpora beyond rank_bm25's comfort
+    (its memory grows with the number of unique terms per chunk, heavy around 50-100k
+    chunks). A store's ``stemming`` (see
     :class:`~klea_utils.stores.config.BM25StoreInfo`) matches words by their Porter stem
     (a pickled corpus stems unless it is ``False``). A query is searched for its content
     words: English stop words and question words are left out
@@ -168,9 +169,11 @@ class BM25RetrieverManager(BaseKleaRetriever):
                 "BM25 store %r: corpus %r not found; skipping it", store.name, store.path
             )
             return None
-        # Imported here: langchain_core.retrievers costs more than an FTS5 query.
-        from klea_utils.stores.langchain_bm25 import (
-            BM25Retriever,
+        # Imported here: rank_bm25 and numpy are for pickled corpora only. Not the public
+        # BM25Retriever: a LangChain BaseRetriever, whose import (the tracing stack) costs
+        # more than a query; both rank with bm25_scoring.top_documents.
+        from klea_utils.stores._retrieval.bm25_scoring import (
+            Bm25Index,
             default_preprocessing_func,
             stemmed_preprocessing_func,
         )
@@ -181,7 +184,7 @@ class BM25RetrieverManager(BaseKleaRetriever):
         self.logger.info(
             "BM25 store %r: indexed %d chunks%s", store.name, len(docs), " (stemmed)" * stemmed
         )
-        return BM25Retriever.from_documents(docs, preprocess_func=preprocess)
+        return Bm25Index.from_documents(docs, preprocess)
 
     def _retrieve_from_store(
         self,
@@ -191,7 +194,7 @@ class BM25RetrieverManager(BaseKleaRetriever):
         metadata_filter: dict[str, Any] | None,
     ) -> list[tuple[Document, float]]:
         index: Any = store.loaded_object
-        if hasattr(index, "scored_documents"):  # a BM25Retriever over a pickled corpus
+        if hasattr(index, "scored_documents"):  # a Bm25Index over a pickled corpus
             # The question's content words as written, repeats kept (rank_bm25 weighs a
             # word by how often the query has it): the corpus's own tokenizer (plain or
             # stemmed) then reads them as it read the chunks.
