@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from klea_utils.stores._retrieval.embedding_defaults import DEFAULT_EMBEDDING_MODEL
 from klea_utils.stores._retrieval.extras import import_extra
 from klea_utils.stores.exceptions import EmbeddingModelError
 from klea_utils.stores.onnx_minilm import (
@@ -50,9 +51,6 @@ __all__ = [
     "load_query_embeddings",
     "parse_embedding_model",
 ]
-
-DEFAULT_EMBEDDING_MODEL = "huggingface:all-MiniLM-L6-v2"
-"""The default embedding model: the packaged, offline all-MiniLM-L6-v2 (384 dimensions)."""
 
 EMBEDDING_PROVIDERS = ("huggingface", "ollama")
 """Providers understood in an embedding model spec."""

@@ -34,7 +34,7 @@ import operator
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from klea_utils.stores._retrieval.context import (
     DEFAULT_CONTEXT,
@@ -44,10 +44,10 @@ from klea_utils.stores._retrieval.context import (
     neighbour_source,
     widen_hits,
 )
+from klea_utils.stores._retrieval.embedding_defaults import DEFAULT_EMBEDDING_MODEL
 from klea_utils.stores._retrieval.fusion import document_key
 from klea_utils.stores._retrieval.passage_focus import FocusParams, focus_rerank
 from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
 from klea_utils.stores.filters import validate_metadata_filter
 from klea_utils.stores.retrieval.base import BaseKleaRetriever
 from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager
@@ -60,7 +60,9 @@ from klea_utils.stores.utils import (
     rrf_merge,
 )
 from langchain_core.documents import Document
-from langchain_core.embeddings import Embeddings
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
 
 __all__ = ["DEFAULT_FOCUS", "SCORE_KEY", "KleaPipeline", "PipelineResult", "retrieve_documents"]
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from klea_utils.stores._retrieval.extras import import_extra
 from klea_utils.stores.exceptions import StoreConfigError
 from klea_utils.stores.store_uri import StoreURI
-from langchain_core.embeddings import Embeddings
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
 
 __all__ = [
     "CHROMA_HNSW_SPACE",

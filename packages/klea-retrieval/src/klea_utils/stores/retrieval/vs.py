@@ -5,17 +5,18 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from klea_utils.stores.config import RetrieverConfig, StoreInfo
-from klea_utils.stores.embedding_models import load_query_embeddings
 from klea_utils.stores.filters import translate_metadata_filter, translation_is_exact
 from klea_utils.stores.retrieval.base import BaseKleaRetriever
 from klea_utils.stores.retrieval.bm25 import filtered_top_k
 from klea_utils.stores.store_uri import StoreURI
 from klea_utils.stores.utils import instantiate_vector_store
 from langchain_core.documents import Document
-from langchain_core.embeddings import Embeddings
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
 
 __all__ = ["VSRetriever"]
 
@@ -78,6 +79,10 @@ class VSRetriever(BaseKleaRetriever):
         """
         with self._setup_lock:
             if self.embeddings is None:
+                # Imported here: the embedding side (LangChain's Embeddings, onnxruntime)
+                # is for vector stores only, and a pipeline builds this manager always.
+                from klea_utils.stores.embedding_models import load_query_embeddings
+
                 self.embeddings = load_query_embeddings(self.embedding_model)
 
     def _stores_of(self, domain_name: str) -> Sequence[StoreInfo]:
