@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 
 import pytest
 from klea_utils.stores._retrieval.qdrant import close_local_qdrant_client
@@ -17,10 +18,27 @@ from klea_utils.stores.serve.paper_sources import (
 from klea_utils.stores.serve.paper_vectors import vector_paper_source
 from klea_utils.stores.serve.service import DocumentNotFoundError, ServeOptions, open_service
 from klea_utils.stores.utils import instantiate_vector_store
+from langchain_core.documents import Document
 from retrieval_support import corpus_documents, write_fts5_index
 
 LOG = logging.getLogger("serve-papers-tests")
 KEYS = ["year", "author", "journal", "tag"]
+ALL_FACETS = {
+    "papers": 4,
+    "facets": {
+        "year": [("2000", 1), ("2015", 1), ("2019", 1), ("2021", 1)],
+        "author": [
+            ("Ankur Sinha", 1),
+            ("Ann Smith", 1),
+            ("Jeffrey Magee", 1),
+            ("Padraig Gleeson", 1),
+            ("Sarah Jones", 1),
+        ],
+        "journal": [("Neuron", 1)],
+        "tag": [],
+    },
+}
+"""What every source's library counts over the whole corpus (each value held by one paper)."""
 
 
 def _vector_store(path: str, embeddings):
@@ -75,25 +93,53 @@ def test_every_source_gives_a_paper_in_order_and_the_same_facets(source):
     assert [d.id for d in paper.passages] == ["sinha2021.pdf:0", "sinha2021.pdf:1"]
     assert paper.summary()["authors"] == ["Ankur Sinha", "Padraig Gleeson"]
     assert library.paper("nope.pdf") is None
-    expected = MemoryPaperSource(corpus_documents()).library.facets(KEYS)
-    assert library.facets(KEYS) == expected
+    assert library.count_facets(KEYS) == (ALL_FACETS["papers"], ALL_FACETS["facets"])
     total, narrowed = library.count_facets(["year"], ["jones2015.pdf", "sinha2021.pdf", "x"])
     assert (total, narrowed) == (2, {"year": [("2015", 1), ("2021", 1)]})
     assert library.count_facets(["year"], []) == (0, {"year": []})
     with pytest.raises(ValueError, match=r"unknown facet key.*'colour'"):
-        library.facets(["colour"])
+        library.count_facets(["colour"])
 
 
-def test_an_fts5_index_is_read_as_it_is_now(tmp_path):
+class CountingSource(Fts5PaperSource):
+    """The ``fts5:`` index, counting the reads of every paper's metadata."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.metadata_reads = 0
+
+    def paper_metadata(self, file_names=None):
+        if file_names is None:
+            self.metadata_reads += 1
+        return super().paper_metadata(file_names)
+
+
+def _with_year(docs: list[Document], file_name: str, year: int) -> list[Document]:
+    return [
+        Document(id=d.id, page_content=d.page_content, metadata={**d.metadata, "year": year})
+        if d.metadata["file_name"] == file_name
+        else d
+        for d in docs
+    ]
+
+
+def test_facet_counts_are_kept_until_the_fts5_index_changes(tmp_path):
     index = tmp_path / "chunks.sqlite"
     docs = corpus_documents()
-    write_fts5_index(index, docs[:2])
-    library = StoreLibrary([Fts5PaperSource(index)])
-    before = sum(library.passage_counts().values()), library.count_facets(["year"])[0]
-    assert library.count_facets(["year"]) == library.count_facets(["year"])  # kept
-    write_fts5_index(index, docs)
-    after = sum(library.passage_counts().values()), library.count_facets(["year"])[0]
-    assert (before, after) == ((2, 1), (len(docs), 4))
+    write_fts5_index(index, docs[:2])  # sinha2021.pdf only
+    source = CountingSource(index)
+    library = StoreLibrary([source])
+    one_paper = (1, {"year": [("2021", 1)], "author": [("Ankur Sinha", 1), ("Padraig Gleeson", 1)]})
+    assert library.count_facets(["year", "author"]) == one_paper
+    assert library.count_facets(["year", "author"]) == one_paper
+    assert source.metadata_reads == 1  # the second count was answered from the rows kept
+    assert sum(library.passage_counts().values()) == 2
+
+    write_fts5_index(index, _with_year(docs, "sinha2021.pdf", 2022))  # more papers, a new year
+    assert sum(library.passage_counts().values()) == len(docs)
+    years = [("2000", 1), ("2015", 1), ("2019", 1), ("2022", 1)]
+    assert library.count_facets(["year"]) == (4, {"year": years})  # not the 2021 kept
+    assert source.metadata_reads == 2
 
 
 @pytest.mark.parametrize("scheme", ["chroma", "qdrant"])

@@ -14,7 +14,7 @@ import pytest
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.exceptions import ServeAccessError
 from klea_utils.stores.serve.access import AccessPolicy, access_policy, is_loopback
-from klea_utils.stores.serve.guard import CONTENT_SECURITY_POLICY, same_origin
+from klea_utils.stores.serve.guard import same_origin
 from klea_utils.stores.serve.http_app import build_app
 from klea_utils.stores.serve.service import ServeOptions, open_service
 from serve_support import ServeProcess, ServerThread, build_stores, free_port
@@ -101,22 +101,66 @@ def test_no_cors_headers_without_cors_origin(open_server):
 # -- headers ------------------------------------------------------------------------------
 
 
+def _policy(header: str) -> dict[str, list[str]]:
+    """A Content-Security-Policy header as ``{directive: [source, ...]}``."""
+    directives: dict[str, list[str]] = {}
+    for part in header.split(";"):
+        name, *sources = part.split() or [""]
+        if name:
+            assert name.lower() not in directives, f"{name} given twice"
+            directives[name.lower()] = sources
+    return directives
+
+
+def _assert_strict_policy(header: str) -> None:
+    policy = _policy(header)
+    assert policy.get("default-src") == ["'self'"]
+    assert policy.get("script-src") == ["'self'"]  # no inline, eval, hash, nonce or other host
+    assert policy.get("object-src") == ["'none'"]
+    assert policy.get("frame-ancestors") == ["'none'"]  # no page may frame this one
+    for directive, sources in policy.items():
+        for source in sources:
+            assert not source.startswith("'unsafe-"), f"{directive} allows {source}"
+            assert "*" not in source, f"{directive} allows the wildcard {source}"
+            if source.endswith(":"):  # a whole scheme is a wildcard too; data: images only
+                assert (directive, source) == ("img-src", "data:"), f"{directive} {source}"
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "default-src 'self'; script-src 'self' 'unsafe-inline'; object-src 'none'; "
+        "frame-ancestors 'none'",
+        "default-src 'self'; script-src 'self' https:; object-src 'none'; frame-ancestors 'none'",
+        "default-src 'self'; script-src 'self'; object-src 'none'; frame-ancestors *",
+        "default-src 'self'; script-src 'self'; style-src *.example.org; object-src 'none'; "
+        "frame-ancestors 'none'",
+        "default-src 'self'; script-src 'self'; frame-ancestors 'none'",
+    ],
+    ids=["unsafe-inline", "scheme", "framed", "wildcard-host", "no-object-src"],
+)
+def test_the_policy_check_refuses_a_weak_policy(header):
+    with pytest.raises(AssertionError):
+        _assert_strict_policy(header)
+
+
 @pytest.mark.parametrize("path", [*ROUTES, "/api/docs", "/static/nope.js", "/api/search?q="])
 def test_security_headers_on_every_answer(open_server, path):
     response = httpx.get(open_server.url + path)
     assert response.headers["x-content-type-options"] == "nosniff"
-    assert response.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+    _assert_strict_policy(response.headers["content-security-policy"])
     assert response.headers["referrer-policy"] == "no-referrer"
 
 
 def test_the_page_has_no_inline_script_or_style(open_server):
-    page = httpx.get(open_server.url + "/").text
+    response = httpx.get(open_server.url + "/")
+    page = response.text
     assert "<script>" not in page
     assert "<style" not in page
     assert " style=" not in page
     assert 'src="/static/app.js"' in page
-    assert "default-src 'self'" in CONTENT_SECURITY_POLICY
-    assert "unsafe-inline" not in CONTENT_SECURITY_POLICY
+    policy = _policy(response.headers["content-security-policy"])
+    assert policy.get("style-src") == ["'self'"]  # the page's own stylesheet, nothing inline
 
 
 # -- the token ---------------------------------------------------------------------------

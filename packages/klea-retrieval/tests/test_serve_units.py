@@ -7,7 +7,8 @@ import sys
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores.serve.library import Library, display_metadata
+from klea_utils.stores.serve.library import FACET_KEYS, Library, display_metadata
+from klea_utils.stores.serve.paper_sources import MemoryPaperSource, StoreLibrary
 from klea_utils.stores.serve.search import SearchFilters, question_query
 from langchain_core.documents import Document
 from retrieval_support import corpus_documents, write_corpus_pickle
@@ -53,7 +54,7 @@ def test_search_filters_name_the_missing_facet():
     assert [f.key for f in built] == ["year", "authors"]
 
 
-def test_library_orders_passages_and_counts_papers():
+def test_library_groups_papers_and_orders_their_passages():
     docs = list(reversed(corpus_documents()))
     docs.append(Document(page_content="no file name", metadata={}))
     library = Library(docs)
@@ -65,11 +66,39 @@ def test_library_orders_passages_and_counts_papers():
     ]
     sinha = library.papers["sinha2021.pdf"]
     assert [d.id for d in sinha.passages] == ["sinha2021.pdf:0", "sinha2021.pdf:1"]
-    facets = library.facets(["author", "year"], ["sinha2021.pdf", "jones2015.pdf", "nope"])
-    assert facets["author"] == [("Ankur Sinha", 1), ("Padraig Gleeson", 1), ("Sarah Jones", 1)]
-    assert facets["year"] == [("2015", 1), ("2021", 1)]
+
+
+def _chunk(name: str, index: int, **metadata: object) -> Document:
+    return Document(
+        id=f"{name}:{index}",
+        page_content=f"{name} {index}",
+        metadata={"file_name": name, **metadata},
+    )
+
+
+def test_facet_counts_count_each_paper_once_most_frequent_first():
+    a = {"authors": ["Ann Smith", "Bo Li"], "year": 2020, "keywords": ["cells"],
+         "tags": ["cells", "to-read"], "collections": ["Thesis"]}  # fmt: skip
+    docs = [
+        _chunk("a.pdf", 0, **a),
+        _chunk("a.pdf", 1, **a),  # a second passage: still one paper
+        _chunk("b.pdf", 0, authors=["Bo Li"], year=2020, tags=["to-read"], collections=["Thesis"]),
+        _chunk("c.pdf", 0, authors=["Cy Young"], year=2019, journal="Neuron"),
+    ]
+    library = StoreLibrary([MemoryPaperSource(docs)])
+    papers, facets = library.count_facets(list(FACET_KEYS))
+    assert papers == 3
+    assert facets == {
+        "year": [("2020", 2), ("2019", 1)],
+        "author": [("Bo Li", 2), ("Ann Smith", 1), ("Cy Young", 1)],  # ties by name
+        "journal": [("Neuron", 1)],
+        "tag": [("to-read", 2), ("cells", 1)],  # a keyword that is also a tag: once
+        "collection": [("Thesis", 2)],
+    }
+    narrowed = library.count_facets(["author"], ["c.pdf", "a.pdf", "a.pdf", "nope.pdf"])
+    assert narrowed == (2, {"author": [("Ann Smith", 1), ("Bo Li", 1), ("Cy Young", 1)]})
     with pytest.raises(ValueError, match="unknown facet key"):
-        library.facets(["colour"])
+        library.count_facets(["colour"])
 
 
 def test_expanded_author_variants_are_not_shown():

@@ -1,4 +1,4 @@
-"""A paper's display fields, and papers grouped in memory: metadata, passages, facet counts.
+"""A paper's display fields, and papers grouped in memory: metadata, passages, facet values.
 
 :class:`Library` groups chunk documents by ``file_name`` and orders each paper's passages
 by chunk number. klea-serve no longer holds one for the whole library: it reads papers
@@ -12,8 +12,7 @@ corpora and ``fts5:`` indexes hold every chunk with its metadata), groups them b
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -164,33 +163,6 @@ class Library:
     def passage_count(self) -> int:
         """Passages held over all papers."""
         return sum(len(p.passages) for p in self.papers.values())
-
-    def facets(
-        self, keys: Sequence[str], file_names: Iterable[str] | None = None
-    ) -> dict[str, list[tuple[str, int]]]:
-        """Count papers per value of each key, most frequent first (ties by value).
-
-        ``file_names`` restricts the count to those papers (e.g. a query's results).
-
-        Raises:
-            ValueError: When a key is not one of :data:`FACET_KEYS`.
-        """
-        unknown = [k for k in keys if k not in FACET_KEYS]
-        if unknown:
-            raise ValueError(
-                f"unknown facet key(s) {', '.join(map(repr, unknown))}; "
-                f"choose from {', '.join(FACET_KEYS)}"
-            )
-        chosen = (
-            list(self.papers.values())
-            if file_names is None
-            else [self.papers[n] for n in dict.fromkeys(file_names) if n in self.papers]
-        )
-        out: dict[str, list[tuple[str, int]]] = {}
-        for key in keys:
-            counts = Counter(v for paper in chosen for v in set(paper.facet_values(key)))
-            out[key] = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-        return out
 
 
 async def _fts5_documents(path: str) -> list[Document]:

@@ -222,7 +222,7 @@ class StoreLibrary:
     library's passage counts (one ``GROUP BY`` over the index's file-name tags) and each
     paper's facet values (one small row per paper, never its passages) are kept until a
     source's :meth:`PaperSource.version` changes, each read on its first use: ``health``
-    counts passages without reading every paper's metadata, which only ``facets`` over
+    counts passages without reading every paper's metadata, which only :meth:`count_facets` over
     every paper needs.
 
     Several sources may hold the same paper (two stores of one corpus): a paper's
@@ -271,22 +271,18 @@ class StoreLibrary:
                 found.setdefault(name, metadata)
         return found
 
-    def facets(
+    def count_facets(
         self, keys: Sequence[str], file_names: Iterable[str] | None = None
-    ) -> dict[str, list[tuple[str, int]]]:
-        """Papers per value of each key, most frequent first (ties by value).
+    ) -> tuple[int, dict[str, list[tuple[str, int]]]]:
+        """The number of papers counted, and the papers per value of each key, most
+        frequent first (ties by value).
 
-        ``file_names`` restricts the count to those papers (e.g. a query's results).
+        ``file_names`` restricts the count to those papers (e.g. a query's results); a
+        name no source holds is not counted.
 
         Raises:
             ValueError: When a key is not one of :data:`FACET_KEYS`.
         """
-        return self.count_facets(keys, file_names)[1]
-
-    def count_facets(
-        self, keys: Sequence[str], file_names: Iterable[str] | None = None
-    ) -> tuple[int, dict[str, list[tuple[str, int]]]]:
-        """The number of papers counted, and :meth:`facets`."""
         check_facet_keys(keys)
         if file_names is None:
             rows = self._facet_rows()
