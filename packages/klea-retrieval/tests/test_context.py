@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from klea_utils.stores._retrieval.context import (
+    NeighbourSource,
     check_context,
     estimate_tokens,
     widen,
@@ -190,17 +191,42 @@ def test_stores_built_before_chunks_recorded_their_order_are_not_widened(
         pipe.close()
     assert [d.page_content for d, _ in wide.hits] == [d.page_content for d, _ in plain.hits]
     assert any("record no order" in note for note in wide.notes)
-    # by default (nothing asked) the same is logged once, not noted in every result
+    # by default (nothing asked) the same is a warning once, not a note in every result
+    caplog.clear()
     config = RetrieverConfig.model_validate(
         {"domains": {"papers": {"bm25_stores": [{"name": "old", "path": str(path)}]}}}
     )
     default = KleaPipeline(config, embedding_model=fake_embeddings, k=2, recency=False)
-    with caplog.at_level(logging.INFO, logger="test_context"):
+    with caplog.at_level(logging.WARNING, logger="test_context"):
         default.logger = LOG
         results = [default.retrieve("papers", QUESTION) for _ in range(3)]
     default.close()
     assert all(r.notes == () for r in results)
     assert caplog.text.count("record no order") == 1
+
+
+def test_a_failing_lookup_by_default_is_a_warning_and_a_note_each_time(
+    tmp_path: Path, fake_embeddings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(file_hash: str, section: int) -> list[Document]:
+        raise OSError("the store went away")
+
+    path = write_corpus_pickle(tmp_path / "c.pkl", _chunks())
+    config = RetrieverConfig.model_validate(
+        {"domains": {"papers": {"bm25_stores": [{"name": "c", "path": str(path)}]}}}
+    )
+    default = KleaPipeline(config, embedding_model=fake_embeddings, k=2, recency=False)
+    default.logger = LOG
+    default.load()
+    default._neighbour_sources = lambda domain: [NeighbourSource("failing", lookup=broken)]  # type: ignore[method-assign]
+    try:
+        with caplog.at_level(logging.WARNING, logger="test_context"):
+            results = [default.retrieve("papers", QUESTION) for _ in range(2)]
+    finally:
+        default.close()
+    for result in results:
+        assert any("failing: OSError: the store went away" in note for note in result.notes)
+    assert caplog.text.count("the store went away") >= 2
 
 
 def test_klea_retrieve_prints_the_widened_passage_with_its_page_range(

@@ -8,6 +8,7 @@ build`` against a served store) is ``tests-integration/test_serve_reload.py``.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import replace
 from typing import cast
@@ -169,6 +170,45 @@ def test_post_reload_behind_the_token_and_a_failed_reload_keeps_serving(stores, 
         time.sleep(0.5)  # five more polls: reopening the stores must not trigger a reload
         assert live.generation == 2
         assert "new2024.pdf" in _files(http)
+
+
+def test_a_reload_serves_the_new_filter_fields_and_domains(stores, fake_embeddings):
+    options = _options(stores, fake_embeddings)
+    wider = json.loads(stores.bm25_config.read_text())
+    wider["domains"]["neuro"]["filter_fields"] = [
+        {"name": "lab", "description": "The lab that wrote it.", "value_type": "string"}
+    ]
+    wider["domains"]["glia"] = wider["domains"]["neuro"]
+    later = replace(options, config=RetrieverConfig.model_validate(wider))
+    state = {"options": options}
+    service = open_service(options, progress=lambda _: None)
+    live = LiveService(service, lambda: state["options"], interval=0)
+    port = free_port()
+    app = build_app(cast(KleaService, live), port=port)
+
+    async def retrieve_tool() -> dict:
+        from mcp import Client
+
+        async with Client(f"{server.url}/mcp") as mcp:
+            tools = await mcp.list_tools()
+        return next(t.input_schema for t in tools.tools if t.name == "retrieve")
+
+    lab = {"query": "golgi", "filter": {"lab": "Sinha"}}
+    with ServerThread(app, port) as server, httpx.Client(base_url=server.url, timeout=30) as http:
+        assert http.post("/api/retrieve", json=lab).status_code == 422
+        assert "lab" not in json.dumps(http.get("/api/openapi.json").json())
+        assert "glia" not in json.dumps(asyncio.run(retrieve_tool()))
+        state["options"] = later
+        assert http.post("/api/reload").status_code == 200
+        answer = http.post("/api/retrieve", json=lab)
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["filter"] == {"lab": {"$eq": "Sinha"}}
+        schema = http.get("/api/openapi.json").json()["components"]["schemas"]
+        assert "lab" in schema["RetrieveFilter"]["properties"]
+        tool = json.dumps(asyncio.run(retrieve_tool()))
+        assert "glia" in tool
+        assert "lab" in tool
+        assert http.post("/api/retrieve", json={**lab, "filter": {"nope": 1}}).status_code == 422
 
 
 def test_a_plain_service_has_no_reload_route(stores, fake_embeddings):

@@ -290,6 +290,41 @@ def test_allowed_hosts_and_origins_are_normalised():
             access_policy("127.0.0.1", cors_origins=[bad], environ={})
 
 
+def test_any_host_needs_a_token(stores, fake_embeddings):
+    # '*' switches the Host check off: a rebinding page's Origin equals its Host, so only
+    # the token is left to stop it.
+    for build in (
+        lambda: access_policy("127.0.0.1", allowed_hosts=["*"], environ={}),
+        lambda: access_policy("0.0.0.0", no_auth=True, allowed_hosts=["*"], environ={}),
+        lambda: AccessPolicy(allowed_hosts=("*",)),
+    ):
+        with pytest.raises(ServeAccessError, match=r"'\*' answers any Host name.*token"):
+            build()
+    policy = access_policy("127.0.0.1", token=TOKEN, allowed_hosts=["*"], environ={})
+    assert "*" in policy.allowed_hosts
+    rebinding = {"host": "evil.example:8765", "origin": "http://evil.example:8765"}
+    with _server(stores, fake_embeddings, policy) as running:
+        assert httpx.get(running.url + "/api/health", headers=rebinding).status_code == 401
+        auth = {**rebinding, "authorization": f"Bearer {TOKEN}"}
+        assert httpx.get(running.url + "/api/health", headers=auth).status_code == 200
+
+
+def test_a_cors_origin_with_its_default_port_matches_the_browser_origin(stores, fake_embeddings):
+    assert access_policy(
+        "127.0.0.1", cors_origins=["https://nb.example:443", "http://nb.example:80/"], environ={}
+    ).cors_origins == ("https://nb.example", "http://nb.example")
+    policy = access_policy("127.0.0.1", cors_origins=["https://nb.example:443"], environ={})
+    with _server(stores, fake_embeddings, policy) as running:
+        # a browser leaves :443 out of Origin
+        answer = httpx.get(running.url + "/api/health", headers={"origin": "https://nb.example"})
+        assert answer.status_code == 200
+        assert answer.headers["access-control-allow-origin"] == "https://nb.example"
+        spelled = httpx.get(
+            running.url + "/api/health", headers={"origin": "https://nb.example:443"}
+        )
+        assert spelled.status_code == 200  # the same origin, written out: not refused
+
+
 def test_loopback_and_same_origin():
     assert all(map(is_loopback, ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "LOCALHOST"]))
     assert not any(map(is_loopback, ["0.0.0.0", "::", "10.0.0.1", "example.org"]))

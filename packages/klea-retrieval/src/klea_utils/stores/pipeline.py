@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING, Any
 from klea_utils.stores._retrieval.context import (
     DEFAULT_CONTEXT,
     DEFAULT_CONTEXT_TOKENS,
+    NO_ORDER_NOTE,
+    NO_SOURCE_NOTE,
     NeighbourSource,
     check_context,
     neighbour_source,
@@ -124,7 +126,8 @@ class KleaPipeline:
             hit with the chunks around it, unless a call says otherwise. ``None``: the
             default (:data:`~klea_utils.stores._retrieval.context.DEFAULT_CONTEXT`), and
             stores that cannot widen (built before chunks recorded their order) are then
-            logged once per domain instead of noted in every result.
+            a warning once per domain instead of a note in every result; a lookup that
+            fails is a warning and a note each time.
         context_tokens: Token budget of a widened passage.
         focus: How fused candidates are re-scored by passage focus
             (:class:`~klea_utils.stores._retrieval.passage_focus.FocusParams`); ``None``
@@ -156,7 +159,7 @@ class KleaPipeline:
         )
         self.context_tokens = context_tokens
         self._context_asked = context is not None
-        self._context_logged: set[str] = set()
+        self._context_logged: set[tuple[str, str]] = set()
         if not _positive_int(k):
             raise ValueError(f"k must be an integer >= 1, got {k!r}")
         if leg_timeout is not None and not leg_timeout > 0:
@@ -303,13 +306,26 @@ class KleaPipeline:
         widened, context_notes = widen_hits(
             merged, self._neighbour_sources(domain), mode, budget, limit
         )
-        if context_notes and context is None and not self._context_asked:
-            if domain not in self._context_logged:  # the default: say it once, not per query
-                self._context_logged.add(domain)
-                for note in context_notes:
-                    self.logger.info("domain %r: %s", domain, note)
-            context_notes = []
+        if context is None and not self._context_asked:
+            context_notes = self._default_context_notes(domain, context_notes)
         return PipelineResult(domain, widened, (*notes, *context_notes))
+
+    def _default_context_notes(self, domain: str, notes: list[str]) -> list[str]:
+        """The notes of widening by default that a result keeps.
+
+        Stores that cannot widen at all (no lookup, no recorded order) are a property of
+        the library, not of the query: a warning once per domain, no note in each result.
+        A lookup that failed is a warning each time, and stays in the result's notes.
+        """
+        kept = []
+        for note in notes:
+            if note not in (NO_SOURCE_NOTE, NO_ORDER_NOTE):
+                self.logger.warning("domain %r: %s", domain, note)
+                kept.append(note)
+            elif (domain, note) not in self._context_logged:
+                self._context_logged.add((domain, note))
+                self.logger.warning("domain %r: %s", domain, note)
+        return kept
 
     def _fuse(
         self, query: str, sets: list[tuple[str, list[tuple[Document, float]]]], depths: list[int]

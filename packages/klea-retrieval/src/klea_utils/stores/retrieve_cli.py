@@ -31,12 +31,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from klea_utils.stores._retrieval.cli_options import (
     Bm25Stores,
+    Context,
+    ContextTokens,
     Domains,
     Quiet,
     Rerank,
     StoreUris,
     Verbose,
     Version,
+    check_context,
     log_level,
     run_app,
 )
@@ -132,21 +135,8 @@ def retrieve(
         int, typer.Option("--max-chars", min=1, help="Character budget of the output.")
     ] = DEFAULT_MAX_CHARS,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
-    context: Annotated[
-        str | None,
-        typer.Option(
-            "--context",
-            metavar="off|neighbours|section",
-            help="Widen each hit with the chunks around it in its section: the next and "
-            "previous one (neighbours) or as many as fit (section), up to --context-tokens "
-            f"(default: {DEFAULT_CONTEXT}; off: the chunks as stored).",
-            show_default=False,
-        ),
-    ] = None,
-    context_tokens: Annotated[
-        int,
-        typer.Option("--context-tokens", min=1, help="Token budget of a widened passage."),
-    ] = DEFAULT_CONTEXT_TOKENS,
+    context: Context = None,
+    context_tokens: ContextTokens = None,
     verbose: Verbose = 0,
     quiet: Quiet = False,
     old_stores: Annotated[Path | None, typer.Option("--stores", hidden=True)] = None,
@@ -155,10 +145,7 @@ def retrieve(
     version: Version = False,
 ) -> None:
     logger = _configure_logging(verbose, quiet)
-    if context is not None and context not in ("off", "neighbours", "section"):
-        raise typer.BadParameter(
-            f"must be off, neighbours or section, got {context!r}", param_hint="'--context'"
-        )
+    check_context(context)
     if rerank is not None and not rerank.strip():
         typer.echo(
             "klea-retrieve: error: --rerank needs a cross-encoder model name or folder, "
@@ -179,7 +166,7 @@ def retrieve(
         max_chars=max_chars,
         json=as_json,
         context=context,
-        context_tokens=context_tokens,
+        context_tokens=DEFAULT_CONTEXT_TOKENS if context_tokens is None else context_tokens,
     )
     from klea_utils.stores.exceptions import (
         KleaStoresError,

@@ -16,16 +16,23 @@ from typing import Annotated
 import typer
 
 __all__ = [
+    "CONTEXT_MODES",
     "Bm25Stores",
+    "Context",
+    "ContextTokens",
     "Domains",
     "Quiet",
     "Rerank",
     "StoreUris",
     "Verbose",
     "Version",
+    "check_context",
     "log_level",
     "run_app",
 ]
+
+CONTEXT_MODES = ("off", "neighbours", "section")
+"""The values of ``--context``."""
 
 StoreUris = Annotated[
     list[str] | None,
@@ -54,6 +61,40 @@ Verbose = Annotated[
     int, typer.Option("-v", "--verbose", count=True, help="More log output (-vv: debug).")
 ]
 Quiet = Annotated[bool, typer.Option("-q", "--quiet", help="Only errors.")]
+Context = Annotated[
+    str | None,
+    typer.Option(
+        "--context",
+        metavar="off|neighbours|section",
+        help="Widen each hit with the chunks around it in its section: the next and "
+        "previous one (neighbours) or as many as fit (section), up to --context-tokens "
+        "(default: neighbours; off: the chunks as stored).",
+        show_default=False,
+    ),
+]
+# "neighbours" above: klea_utils.stores._retrieval.context.DEFAULT_CONTEXT (a test keeps
+# them equal; importing it here would make --help slow).
+ContextTokens = Annotated[
+    int | None,
+    typer.Option(
+        "--context-tokens",
+        min=1,
+        help="Token budget of a widened passage (default: 768).",
+        show_default=False,
+    ),
+]
+
+
+def check_context(context: str | None) -> None:
+    """Refuse a ``--context`` value that is not one of :data:`CONTEXT_MODES`.
+
+    Raises:
+        typer.BadParameter: Naming the option and the value.
+    """
+    if context is not None and context not in CONTEXT_MODES:
+        raise typer.BadParameter(
+            f"must be off, neighbours or section, got {context!r}", param_hint="'--context'"
+        )
 
 
 def _print_version(ctx: typer.Context, value: bool) -> None:

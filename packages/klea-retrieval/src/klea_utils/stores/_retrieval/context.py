@@ -38,6 +38,8 @@ __all__ = [
     "CONTEXT_MODES",
     "DEFAULT_CONTEXT",
     "DEFAULT_CONTEXT_TOKENS",
+    "NO_ORDER_NOTE",
+    "NO_SOURCE_NOTE",
     "SECTION_INDEX_KEY",
     "ContextMode",
     "NeighbourSource",
@@ -56,6 +58,15 @@ DEFAULT_CONTEXT: ContextMode = "neighbours"
 
 DEFAULT_CONTEXT_TOKENS = 768
 """Token budget of a widened passage (the hit included)."""
+
+NO_SOURCE_NOTE = "context: no store of this domain can look chunks up by metadata; not widened"
+"""The note of :func:`widen_hits` for a domain whose stores cannot widen at all."""
+
+NO_ORDER_NOTE = (
+    "context: the chunks record no order (chunk_index, section_index); rebuild the "
+    "stores with this klea-ingest to widen hits; not widened"
+)
+"""The note of :func:`widen_hits` for stores built before chunks recorded their order."""
 
 CHUNK_INDEX_KEY = "chunk_index"
 SECTION_INDEX_KEY = "section_index"
@@ -239,14 +250,9 @@ def widen_hits(
     if mode == "off":
         return list(hits[:limit] if limit else hits), []
     if not sources:
-        note = "context: no store of this domain can look chunks up by metadata; not widened"
-        return list(hits[:limit] if limit else hits), [note]
+        return list(hits[:limit] if limit else hits), [NO_SOURCE_NOTE]
     if not any(_place(doc) is not None for doc, _ in hits):
-        note = (
-            "context: the chunks record no order (chunk_index, section_index); rebuild the "
-            "stores with this klea-ingest to widen hits; not widened"
-        )
-        return list(hits[:limit] if limit else hits), [note] if hits else []
+        return list(hits[:limit] if limit else hits), [NO_ORDER_NOTE] if hits else []
     out: list[tuple[Document, float]] = []
     held: set[tuple[str, int]] = set()
     notes: list[str] = []

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from klea_utils.stores.exceptions import ServeAccessError
 
 __all__ = [
+    "ANY_HOST",
     "LOOPBACK_NAMES",
     "MIN_TOKEN_CHARS",
     "TOKEN_ENV",
@@ -37,6 +38,10 @@ TOKEN_ENV = "KLEA_SERVE_TOKEN"
 MIN_TOKEN_CHARS = 16
 """Shortest token accepted: ``secrets.token_urlsafe(32)`` gives 43 characters."""
 
+ANY_HOST = "*"
+"""``--allowed-host '*'``: any Host name; accepted only together with a token."""
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 _HOST_NAME = re.compile(r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*")
 _WILDCARD_BINDS = ("0.0.0.0", "::", "")
 
@@ -80,6 +85,9 @@ def host_pattern(name: str, flag: str = "--allowed-host") -> str:
 def origin_pattern(origin: str) -> str:
     """A ``--cors-origin`` as browsers send it: ``scheme://host[:port]``, lower case.
 
+    A browser leaves the scheme's default port out of ``Origin``, so ``:443`` on https
+    and ``:80`` on http are dropped here too.
+
     Raises:
         ServeAccessError: Not an http(s) origin, or ``*``.
     """
@@ -102,7 +110,9 @@ def origin_pattern(origin: str) -> str:
             "(e.g. https://notebook.lab.example:8888); '*' is not accepted"
         )
     host = host_pattern(parts.hostname, "--cors-origin")
-    return f"{parts.scheme}://{host}" + (f":{port}" if port is not None else "")
+    if port is None or port == _DEFAULT_PORTS[parts.scheme]:
+        return f"{parts.scheme}://{host}"
+    return f"{parts.scheme}://{host}:{port}"
 
 
 @dataclass(frozen=True)
@@ -122,6 +132,12 @@ class AccessPolicy:
             )
         if not self.allowed_hosts:
             raise ServeAccessError("no host name is allowed: give at least one")
+        if ANY_HOST in self.allowed_hosts and self.token is None:
+            raise ServeAccessError(
+                "--allowed-host '*' answers any Host name, which lets a page of any web "
+                "site reach this server through DNS rebinding: name the hosts instead, or "
+                "give a token with it (--token, --token-file or $" + TOKEN_ENV + ")"
+            )
 
     def authorized(self, authorization: str | None) -> bool:
         """Whether an ``Authorization`` header carries the token (constant-time compare)."""

@@ -36,12 +36,15 @@ from typing import TYPE_CHECKING, Annotated, cast
 import typer
 from klea_utils.stores._retrieval.cli_options import (
     Bm25Stores,
+    Context,
+    ContextTokens,
     Domains,
     Quiet,
     Rerank,
     StoreUris,
     Verbose,
     Version,
+    check_context,
     log_level,
     run_app,
 )
@@ -149,6 +152,8 @@ def serve(
         ),
     ] = None,
     rerank: Rerank = None,
+    context: Context = None,
+    context_tokens: ContextTokens = None,
     top_k: Annotated[
         int, typer.Option("-k", "--top-k", min=1, help="Passages per store and domain.")
     ] = 5,
@@ -211,11 +216,39 @@ def serve(
             "once they hold still (0: only on POST /api/reload).",
         ),
     ] = 2.0,
+    max_body_bytes: Annotated[
+        int,
+        typer.Option(
+            "--max-body-bytes",
+            metavar="BYTES",
+            min=1,
+            help="Largest request body; a larger one answers 413.",
+        ),
+    ] = 1 << 20,
+    max_query_chars: Annotated[
+        int,
+        typer.Option(
+            "--max-query-chars",
+            metavar="CHARS",
+            min=1,
+            help="Longest query or question; a longer one answers 422.",
+        ),
+    ] = 4096,
+    max_concurrent: Annotated[
+        int,
+        typer.Option(
+            "--max-concurrent",
+            metavar="N",
+            min=1,
+            help="Requests in progress at once; past it a request answers 503 at once.",
+        ),
+    ] = 64,
     verbose: Verbose = 0,
     quiet: Quiet = False,
     version: Version = False,
 ) -> None:
     _configure_logging(verbose, quiet)
+    check_context(context)
     if rerank is not None and not rerank.strip():
         raise _error("--rerank needs a cross-encoder model name or folder, got an empty value", 2)
     args = SimpleNamespace(**locals())  # every option above, by name
@@ -267,6 +300,7 @@ def _options(args: SimpleNamespace) -> ServeOptions:
         KleaStoresError, OSError: A store cannot be read.
     """
     from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
+    from klea_utils.stores.serve.limits import ServeLimits
     from klea_utils.stores.serve.service import ServeOptions
     from klea_utils.stores.store_args import retriever_config_from_args
 
@@ -281,6 +315,13 @@ def _options(args: SimpleNamespace) -> ServeOptions:
         fts5_index=args.fts5_index or default_fts5_index(config),
         vectors=args.vectors,
         leg_timeout=args.leg_timeout if args.leg_timeout > 0 else None,
+        context=args.context,
+        **({} if args.context_tokens is None else {"context_tokens": args.context_tokens}),
+        limits=ServeLimits(
+            max_body_bytes=args.max_body_bytes,
+            max_query_chars=args.max_query_chars,
+            max_concurrent=args.max_concurrent,
+        ),
     )
 
 
@@ -372,7 +413,15 @@ def _serve_http(options: ServeOptions, args: SimpleNamespace, access: AccessPoli
     # LiveService forwards every call to the current service: the app takes it as one.
     app_ = build_app(cast("KleaService", live), host=args.host, port=args.port, access=access)
     server = uvicorn.Server(
-        uvicorn.Config(app_, host=args.host, port=args.port, log_level="warning")
+        uvicorn.Config(
+            app_,
+            host=args.host,
+            port=args.port,
+            log_level="warning",
+            # Connections (idle keep-alives included) past this answer 503 in uvicorn
+            # itself; requests in progress are limited by the app (--max-concurrent).
+            limit_concurrency=4 * args.max_concurrent,
+        )
     )
     shown = f"[{args.host}]" if ":" in args.host else args.host
     _progress(f"http://{shown}:{args.port}/ (API docs /api/docs, MCP /mcp)")

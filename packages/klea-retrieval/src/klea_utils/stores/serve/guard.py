@@ -6,14 +6,18 @@ outermost first:
 1. :class:`SecurityHeaders`: ``X-Content-Type-Options: nosniff``, a restrictive
    ``Content-Security-Policy`` (``default-src 'self'``, no inline script or style) and
    ``Referrer-Policy: no-referrer`` on every response, refusals included.
-2. Starlette's ``TrustedHostMiddleware``: a ``Host`` header naming anything but the
+2. :class:`~klea_utils.stores.serve.limits.ConcurrencyLimit`: past the limit of requests
+   in progress, **503** with ``Retry-After`` (a flood costs a counter, not memory).
+3. Starlette's ``TrustedHostMiddleware``: a ``Host`` header naming anything but the
    loopback names and ``--allowed-host`` answers **400** (DNS rebinding).
-3. :class:`OriginCheck`: a request whose ``Origin`` is neither its own host nor a
+4. :class:`OriginCheck`: a request whose ``Origin`` is neither its own host nor a
    ``--cors-origin`` answers **403** (a page of another site calling the API).
-4. Starlette's ``CORSMiddleware``, only with ``--cors-origin`` and only for those origins.
-5. :class:`BearerToken`, only with a token: ``/api/...`` and ``/mcp`` without
+5. Starlette's ``CORSMiddleware``, only with ``--cors-origin`` and only for those origins.
+6. :class:`BearerToken`, only with a token: ``/api/...`` and ``/mcp`` without
    ``Authorization: Bearer <token>`` answer **401** (``/api/docs`` and
    ``/api/openapi.json`` describe the API, hold no papers, and stay open).
+7. :class:`~klea_utils.stores.serve.limits.BodyLimit`: a body over the limit answers
+   **413** (checked after the token, so nobody unauthorised gets a body read).
 
 Every middleware is pure ASGI (no ``BaseHTTPMiddleware``), so MCP's streamed answers pass
 through unbuffered.
@@ -21,10 +25,11 @@ through unbuffered.
 
 from __future__ import annotations
 
-import json
 from urllib.parse import urlsplit
 
-from klea_utils.stores.serve.access import AccessPolicy
+from klea_utils.stores.exceptions import ServeAccessError
+from klea_utils.stores.serve.access import AccessPolicy, origin_pattern
+from klea_utils.stores.serve.limits import BodyLimit, ConcurrencyLimit, ServeLimits, refuse
 from starlette.applications import Starlette
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.middleware.cors import CORSMiddleware
@@ -48,14 +53,6 @@ def _is_protected(path: str) -> bool:
     if path in _OPEN_PATHS:
         return False
     return path in ("/api", "/mcp") or path.startswith(("/api/", "/mcp/"))
-
-
-async def _refuse(send: Send, status: int, detail: str, headers: dict[str, str]) -> None:
-    body = json.dumps({"detail": detail}).encode("utf-8")
-    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    raw += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()]
-    await send({"type": "http.response.start", "status": status, "headers": raw})
-    await send({"type": "http.response.body", "body": body})
 
 
 class SecurityHeaders:
@@ -97,6 +94,14 @@ def same_origin(origin: str, host: str) -> bool:
     return origin_port == target_port if target_port else origin_port in (80, 443)
 
 
+def _listed(origin: str, cors_origins: frozenset[str]) -> bool:
+    """Whether ``origin``, written as ``--cors-origin`` values are, is one of them."""
+    try:
+        return origin_pattern(origin) in cors_origins
+    except ServeAccessError:  # "null", a path, another scheme: not an origin we list
+        return False
+
+
 class OriginCheck:
     """Refuses (403) a request whose ``Origin`` is another site; none at all is fine."""
 
@@ -112,7 +117,7 @@ class OriginCheck:
         origin = headers.get("origin")
         if (
             origin is None
-            or origin.lower().rstrip("/") in self.cors_origins
+            or _listed(origin, self.cors_origins)
             or same_origin(origin, headers.get("host", ""))
         ):
             await self.app(scope, receive, send)
@@ -121,7 +126,7 @@ class OriginCheck:
             f"requests from the origin {origin!r} are not accepted; "
             "klea-serve --cors-origin names the origins that may call it"
         )
-        await _refuse(send, 403, detail, {})
+        await refuse(send, 403, detail)
 
 
 class BearerToken:
@@ -139,7 +144,7 @@ class BearerToken:
         ):
             await self.app(scope, receive, send)
             return
-        await _refuse(
+        await refuse(
             send,
             401,
             "this klea-serve needs its token: send the header Authorization: Bearer <token>",
@@ -147,9 +152,12 @@ class BearerToken:
         )
 
 
-def protect(app: Starlette, policy: AccessPolicy) -> None:
-    """Put ``app`` behind every check of ``policy`` (the order: the module's docstring)."""
+def protect(app: Starlette, policy: AccessPolicy, limits: ServeLimits | None = None) -> None:
+    """Put ``app`` behind every check of ``policy`` and ``limits`` (the order: the module's
+    docstring)."""
+    limits = limits or ServeLimits()
     # add_middleware wraps what is there: the last one added is the outermost.
+    app.add_middleware(BodyLimit, limit=limits.max_body_bytes)
     if policy.token is not None:
         app.add_middleware(BearerToken, policy=policy)
     if policy.cors_origins:
@@ -164,4 +172,5 @@ def protect(app: Starlette, policy: AccessPolicy) -> None:
     app.add_middleware(
         TrustedHostMiddleware, allowed_hosts=list(policy.allowed_hosts), www_redirect=False
     )
+    app.add_middleware(ConcurrencyLimit, limit=limits.max_concurrent)
     app.add_middleware(SecurityHeaders)

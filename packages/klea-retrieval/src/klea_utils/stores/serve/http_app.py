@@ -2,9 +2,12 @@
 
 - ``/api/retrieve``, ``/api/search``, ``/api/documents/{file_name}``, ``/api/facets``,
   ``/api/graph`` and ``/api/health``: the service's operations as JSON. Bad input is a
-  4xx whose ``detail`` says what was wrong (422 for parameters that fail validation, 400
-  for values the service rejects, 404 for an unknown paper); a store that cannot be read
-  answers 503 naming the error.
+  4xx whose ``detail`` says what was wrong (422 for parameters that fail validation or
+  pass a limit of :class:`~klea_utils.stores.serve.limits.ServeLimits`, 413 for a body
+  over its limit, 400 for values the service rejects, 404 for an unknown paper); a store
+  that cannot be read answers 503 naming the problem. No answer carries a path, a store
+  URI's credentials or a traceback (:mod:`klea_utils.stores.serve.public_errors`): a
+  failure is logged whole under a request id, which the answer gives.
 - ``/api/openapi.json`` and ``/api/docs`` (a self-contained page, no CDN).
 - ``/``: the search page (static HTML, CSS and a small vanilla script).
 - ``/mcp``: the MCP streamable HTTP transport, the same tools as ``klea-serve --mcp``
@@ -25,16 +28,19 @@ from collections.abc import AsyncIterator
 from importlib import resources
 from typing import Annotated, Any, Literal
 
-from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi import FastAPI, HTTPException, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from klea_utils.stores._retrieval.context import DEFAULT_CONTEXT
 from klea_utils.stores.exceptions import KleaStoresError
 from klea_utils.stores.serve.access import AccessPolicy
 from klea_utils.stores.serve.filter_args import SearchFilterArgs, filter_model
 from klea_utils.stores.serve.guard import protect
 from klea_utils.stores.serve.mcp_http import MCP_PATH, LazyMcpRoute
+from klea_utils.stores.serve.public_errors import log_failure, public_text
 from klea_utils.stores.serve.reload import LiveService
 from klea_utils.stores.serve.service import MAX_K, DocumentNotFoundError, KleaService
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sci_etl_core.exceptions import SearchError
 from starlette.routing import Route
 
@@ -52,7 +58,36 @@ def _static(name: str) -> str:
 
 
 def _bad_request(exc: Exception) -> HTTPException:
-    return HTTPException(status_code=400, detail=str(exc))
+    return HTTPException(status_code=400, detail=public_text(str(exc)))
+
+
+def _filter_values(model: type[BaseModel], values: dict[str, Any] | None) -> dict[str, Any] | None:
+    """``values`` checked against the filter model of the stores served now (422 if not)."""
+    if values is None:
+        return None
+    try:
+        checked = model.model_validate(values)
+    except ValidationError as exc:
+        errors = [
+            {**error, "loc": ("body", "filter", *error["loc"])}
+            for error in exc.errors(include_url=False)
+        ]
+        raise RequestValidationError(errors) from None
+    dumped: dict[str, Any] = checked.model_dump(exclude_none=True)
+    return dumped
+
+
+def _with_filter_schema(schema: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
+    """``schema`` (the app's OpenAPI) with ``RetrieveRequest.filter`` described by ``model``."""
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    described = model.model_json_schema(ref_template="#/components/schemas/{model}")
+    components.update(described.pop("$defs", {}))
+    components[model.__name__] = described
+    request = components.get("RetrieveRequest", {}).get("properties", {})
+    if "filter" in request:
+        ref = {"$ref": f"#/components/schemas/{model.__name__}"}
+        request["filter"] = {"anyOf": [ref, {"type": "null"}], "default": None}
+    return schema
 
 
 def _docs_page(schema: dict[str, Any]) -> str:
@@ -126,60 +161,84 @@ def build_app(
 
     @app.exception_handler(SearchError)
     @app.exception_handler(KleaStoresError)
-    async def store_failed(_: Request, exc: Exception) -> JSONResponse:
+    async def store_failed(request: Request, exc: Exception) -> JSONResponse:
         # A store that cannot be read is the server's trouble, not the request's.
-        return JSONResponse({"detail": f"{type(exc).__name__}: {exc}"}, status_code=503)
+        rid = log_failure(f"{request.method} {request.url.path}", exc)
+        detail = public_text(f"{type(exc).__name__}: {exc}")
+        return JSONResponse({"detail": detail, "request_id": rid}, status_code=503)
 
-    RetrieveFilter = filter_model(service)  # noqa: N806 - a class built at run time
-    RetrieveRequest = create_model(  # noqa: N806
-        "RetrieveRequest",
-        __config__=ConfigDict(extra="forbid"),
-        query=(str, Field(min_length=1, description="The question.")),
-        k=(int, Field(default=5, ge=1, le=MAX_K, description="Passages per domain.")),
-        filter=(RetrieveFilter | None, Field(default=None)),  # type: ignore[arg-type]
-        domains=(list[str] | None, Field(default=None, description="Default: all.")),
-        context=(  # type: ignore[arg-type]
-            Literal["off", "neighbours", "section"] | None,  # type: ignore[maybe-unrecognized-str-typeform]
-            Field(
-                default=None,
-                description="Widen each passage with the chunks around it in its section "
-                "(default: the server's, off unless configured).",
-            ),
-        ),
-        context_tokens=(
-            int | None,
-            Field(default=None, ge=1, description="Token budget of a widened passage."),
-        ),
-    )
+    @app.exception_handler(Exception)
+    async def failed(request: Request, exc: Exception) -> JSONResponse:
+        rid = log_failure(f"{request.method} {request.url.path}", exc)
+        detail = f"the server failed on this request; its log names it as request {rid}"
+        return JSONResponse({"detail": detail, "request_id": rid}, status_code=500)
+
+    limits = service.options.limits
+    Question = Annotated[str, Field(min_length=1, max_length=limits.max_query_chars)]  # noqa: N806
+    Item = Annotated[str, Field(min_length=1, max_length=limits.max_item_chars)]  # noqa: N806
+    context_default = service.options.context or DEFAULT_CONTEXT
+    base_openapi = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        # The filter's fields are the served stores' own, which a reload may change.
+        return _with_filter_schema(base_openapi(), filter_model(service))
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+    class RetrieveRequest(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        query: Question = Field(description="The question.")
+        k: int = Field(default=5, ge=1, le=MAX_K, description="Passages per domain.")
+        filter: dict[str, Any] | None = Field(
+            default=None,
+            description="Metadata constraints: the fields of the stores served (RetrieveFilter).",
+        )
+        domains: list[Item] | None = Field(
+            default=None, max_length=limits.max_list_items, description="Default: all."
+        )
+        context: Literal["off", "neighbours", "section"] | None = Field(
+            default=None,
+            description="Widen each passage with the chunks around it in its section "
+            f"(default: the server's, {context_default}).",
+        )
+        context_tokens: int | None = Field(
+            default=None, ge=1, le=100_000, description="Token budget of a widened passage."
+        )
 
     @app.post("/api/retrieve", summary="Fused klea retrieval")
-    async def retrieve(request: RetrieveRequest) -> dict[str, Any]:  # type: ignore[valid-type]
+    async def retrieve(request: RetrieveRequest) -> dict[str, Any]:
         """Passages that answer the question, notes of degraded legs, references."""
-        body: Any = request
-        values = body.filter.model_dump(exclude_none=True) if body.filter else None
+        values = _filter_values(filter_model(service), request.filter)
         try:
             return await service.retrieve(
-                body.query,
-                k=body.k,
+                request.query,
+                k=request.k,
                 filter=values,
-                domains=body.domains,
-                context=body.context,
-                context_tokens=body.context_tokens,
+                domains=request.domains,
+                context=request.context,
+                context_tokens=request.context_tokens,
             )
         except ValueError as exc:
             raise _bad_request(exc) from exc
 
     @app.get("/api/search", summary="Boolean / hybrid search with snippets")
     async def search(
-        q: Annotated[str, Query(min_length=1, description="Boolean query or question.")],
+        q: Annotated[
+            str,
+            Query(
+                min_length=1,
+                max_length=limits.max_query_chars,
+                description="Boolean query or question.",
+            ),
+        ],
         mode: Literal["lexical", "semantic", "hybrid"] | None = None,
         limit: Annotated[int, Query(ge=1, le=MAX_K)] = 10,
         year_from: int | None = None,
         year_to: int | None = None,
-        author: Annotated[list[str] | None, Query()] = None,
-        journal: Annotated[list[str] | None, Query()] = None,
-        tag: Annotated[list[str] | None, Query()] = None,
-        collection: Annotated[list[str] | None, Query()] = None,
+        author: Annotated[list[Item] | None, Query(max_length=limits.max_list_items)] = None,
+        journal: Annotated[list[Item] | None, Query(max_length=limits.max_list_items)] = None,
+        tag: Annotated[list[Item] | None, Query(max_length=limits.max_list_items)] = None,
+        collection: Annotated[list[Item] | None, Query(max_length=limits.max_list_items)] = None,
         any_words: bool | None = None,
         group: Literal["passage", "paper"] = "passage",
     ) -> dict[str, Any]:
@@ -200,12 +259,14 @@ def build_app(
                 q, mode=mode, limit=limit, filters=filters, any_words=any_words, group=group
             )
         except LookupError as exc:
-            raise HTTPException(status_code=404, detail=str(exc)) from exc
+            raise HTTPException(status_code=404, detail=public_text(str(exc))) from exc
         except ValueError as exc:
             raise _bad_request(exc) from exc
 
     @app.get("/api/documents/{file_name}", summary="One paper and its passages")
-    async def get_document(file_name: str) -> dict[str, Any]:
+    async def get_document(
+        file_name: Annotated[str, Path(max_length=limits.max_item_chars)],
+    ) -> dict[str, Any]:
         """The paper's metadata and its passages in reading order."""
         try:
             return await service.get_document(file_name)
@@ -215,9 +276,10 @@ def build_app(
     @app.get("/api/facets", summary="Papers per year, author, journal, tag, collection")
     async def facets(
         key: Annotated[
-            list[Literal["year", "author", "journal", "tag", "collection"]] | None, Query()
+            list[Literal["year", "author", "journal", "tag", "collection"]] | None,
+            Query(max_length=limits.max_list_items),
         ] = None,
-        q: str | None = None,
+        q: Annotated[str | None, Query(max_length=limits.max_query_chars)] = None,
     ) -> dict[str, Any]:
         """Counts over every paper, or over the papers matching ``q``."""
         try:
@@ -227,7 +289,7 @@ def build_app(
 
     class GraphRequest(BaseModel):
         model_config = ConfigDict(extra="forbid")
-        record_ids: list[str] = Field(min_length=1, max_length=MAX_K)
+        record_ids: list[Item] = Field(min_length=1, max_length=MAX_K)
 
     @app.post("/api/graph", summary="Edges by meaning between results")
     async def graph(request: GraphRequest) -> dict[str, Any]:
@@ -248,8 +310,13 @@ def build_app(
             try:
                 return await live.reload("POST /api/reload")
             except Exception as exc:  # any failure to open: the previous stores stay served
-                detail = f"the stores could not be reopened ({type(exc).__name__}: {exc}); "
-                raise HTTPException(503, detail + "the previous ones are still served") from exc
+                rid = log_failure("POST /api/reload", exc)
+                problem = public_text(f"{type(exc).__name__}: {exc}")
+                detail = (
+                    f"the stores could not be reopened ({problem}); the previous ones are "
+                    f"still served (request {rid} in the server's log)"
+                )
+                raise HTTPException(503, detail) from exc
 
     @app.get("/api/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
@@ -266,5 +333,5 @@ def build_app(
         return Response(_static(name), media_type=_STATIC[name])
 
     app.router.routes.append(Route(MCP_PATH, endpoint=mcp))
-    protect(app, access or AccessPolicy())
+    protect(app, access or AccessPolicy(), limits)
     return app

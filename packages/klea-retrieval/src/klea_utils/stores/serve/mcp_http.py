@@ -15,6 +15,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from klea_utils.stores.serve.public_errors import public_text
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
@@ -36,6 +37,8 @@ class LazyMcpRoute:
         self._service = service
         self._host = host
         self._route: Route | None = None
+        self._server: Any = None
+        self._generation = getattr(service, "generation", None)
         self._error: BaseException | None = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
@@ -45,6 +48,7 @@ class LazyMcpRoute:
         from mcp.server.transport_security import TransportSecuritySettings
 
         mcp = build_mcp_server(self._service)
+        self._server = mcp
         # The app-wide guard checks Host and Origin on every route, /mcp included, with
         # one answer (400, 403); the transport's own check would only repeat it.
         security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
@@ -75,7 +79,20 @@ class LazyMcpRoute:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self._ready.wait()
         if self._route is None:
-            detail = f"MCP over HTTP is unavailable: {type(self._error).__name__}: {self._error}"
+            error = public_text(f"{type(self._error).__name__}: {self._error}")
+            detail = f"MCP over HTTP is unavailable: {error}"
             await JSONResponse({"detail": detail}, status_code=503)(scope, receive, send)
             return
+        self._follow_reloads()
         await self._route.handle(scope, receive, send)
+
+    def _follow_reloads(self) -> None:
+        """Declare ``retrieve`` anew once a reload has opened other stores (new domains,
+        new filter fields); the other tools' parameters do not depend on the stores."""
+        generation = getattr(self._service, "generation", None)
+        if generation == self._generation or self._server is None:
+            return
+        from klea_utils.stores.serve.mcp_tools import refresh_retrieve_tool
+
+        refresh_retrieve_tool(self._server, self._service)
+        self._generation = generation

@@ -3,22 +3,34 @@
 Built on the official MCP Python SDK's ``MCPServer`` (the successor of FastMCP in
 ``mcp`` 2). The tools' parameters are typed, so a model sees a JSON schema for each;
 ``retrieve``'s ``filter`` is the strict query schema of ``klea_utils.stores.query_schema``
-built from the served domains' filter fields. Bad input answers a tool error whose text
-says what was wrong; a malformed search query answers the parser's located error.
+built from the served domains' filter fields, and its description names the domains:
+:func:`refresh_retrieve_tool` declares it anew for the stores a reload opened. Bad input
+(an over-long query or list included: :class:`~klea_utils.stores.serve.limits.ServeLimits`)
+answers a tool error whose text says what was wrong; a malformed search query answers the
+parser's located error. No tool error carries a path or a store URI's credentials.
 """
 
 # No ``from __future__ import annotations``: the tools' annotations name a model built at
 # run time, which the SDK reads from the function when it registers the tool.
 
+from collections.abc import Awaitable
 from typing import Annotated, Any, Literal
 
+from klea_utils.stores._retrieval.context import DEFAULT_CONTEXT
 from klea_utils.stores.serve.filter_args import SearchFilterArgs, filter_model
+from klea_utils.stores.serve.public_errors import log_failure, public_text
 from klea_utils.stores.serve.service import MAX_K, KleaService
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-__all__ = ["INSTRUCTIONS", "SearchFilterArgs", "build_mcp_server", "filter_model"]
+__all__ = [
+    "INSTRUCTIONS",
+    "SearchFilterArgs",
+    "build_mcp_server",
+    "filter_model",
+    "refresh_retrieve_tool",
+]
 
 INSTRUCTIONS = (
     "Search a researcher's library of ingested papers. Use `retrieve` for passages that "
@@ -29,30 +41,60 @@ INSTRUCTIONS = (
 )
 
 
-def build_mcp_server(service: KleaService) -> MCPServer:
-    """The MCP server whose tools call ``service``."""
-    server = MCPServer("klea-serve", instructions=INSTRUCTIONS, log_level="WARNING")
+async def _answer(
+    tool: str, call: Awaitable[dict[str, Any]], expected: tuple[type[Exception], ...]
+) -> dict[str, Any]:
+    """``call``'s answer; its ``expected`` errors (bad input) and any other failure as a
+    tool error saying what was wrong, without paths or credentials (a failure is logged
+    whole under a request id, which the error names)."""
+    try:
+        return await call
+    except expected as exc:
+        raise ToolError(public_text(str(exc))) from exc
+    except Exception as exc:
+        rid = log_failure(f"MCP tool {tool}", exc)
+        problem = public_text(f"{type(exc).__name__}: {exc}")
+        raise ToolError(f"{tool} failed: {problem} (request {rid} in the server's log)") from exc
+
+
+def refresh_retrieve_tool(server: MCPServer, service: KleaService) -> None:
+    """Declare ``retrieve`` anew: its filter fields and domains are the stores' served now."""
+    server.remove_tool("retrieve")
+    _add_retrieve(server, service)
+
+
+def _add_retrieve(server: MCPServer, service: KleaService) -> None:
+    limits = service.options.limits
     RetrieveFilter = filter_model(service)  # noqa: N806 - a class built at run time
     domains_known = list(service.options.config.domains)  # nothing loaded needed
+    context_default = service.options.context or DEFAULT_CONTEXT
 
     @server.tool()
     async def retrieve(
-        query: Annotated[str, Field(description="The question, in plain words.")],
+        query: Annotated[
+            str,
+            Field(max_length=limits.max_query_chars, description="The question, in plain words."),
+        ],
         k: Annotated[int, Field(ge=1, le=MAX_K, description="Passages per domain.")] = 5,
         filter: RetrieveFilter | None = None,  # type: ignore[valid-type]
         domains: Annotated[
-            list[str] | None,
-            Field(description=f"Domains to search (default all: {domains_known})."),
+            list[Annotated[str, Field(max_length=limits.max_item_chars)]] | None,
+            Field(
+                max_length=limits.max_list_items,
+                description=f"Domains to search (default all: {domains_known}).",
+            ),
         ] = None,
         context: Annotated[
             Literal["off", "neighbours", "section"] | None,
             Field(
                 description="Widen each passage with the chunks around it in its section: "
-                "the next and previous one (neighbours) or as many as fit (section)."
+                "the next and previous one (neighbours) or as many as fit (section); "
+                f"default: {context_default}."
             ),
         ] = None,
         context_tokens: Annotated[
-            int | None, Field(ge=1, description="Token budget of a widened passage.")
+            int | None,
+            Field(ge=1, le=100_000, description="Token budget of a widened passage."),
         ] = None,
     ) -> dict[str, Any]:
         """Answer a question from the stores: fused vector + BM25 retrieval, re-ranked.
@@ -62,25 +104,34 @@ def build_mcp_server(service: KleaService) -> MCPServer:
         and was left out, and `references`: the passages serialized for quoting.
         """
         values = filter.model_dump(exclude_none=True) if filter is not None else None
-        try:
-            return await service.retrieve(
+        return await _answer(
+            "retrieve",
+            service.retrieve(
                 query,
                 k=k,
                 filter=values,
                 domains=domains,
                 context=context,
                 context_tokens=context_tokens,
-            )
-        except ValueError as exc:
-            raise ToolError(str(exc)) from exc
+            ),
+            (ValueError,),
+        )
+
+
+def build_mcp_server(service: KleaService) -> MCPServer:
+    """The MCP server whose tools call ``service``."""
+    server = MCPServer("klea-serve", instructions=INSTRUCTIONS, log_level="WARNING")
+    limits = service.options.limits
+    _add_retrieve(server, service)
 
     @server.tool()
     async def search(
         query: Annotated[
             str,
             Field(
+                max_length=limits.max_query_chars,
                 description='Boolean query (AND, OR, NOT, "phrase", title:word, pre*) '
-                "or a plain question (searched as the OR of its words)."
+                "or a plain question (searched as the OR of its words).",
             ),
         ],
         mode: Annotated[
@@ -107,27 +158,31 @@ def build_mcp_server(service: KleaService) -> MCPServer:
         first three authors and `authors_total`, year, journal, the pages of its hits,
         and `passages`, its best hits.
         """
-        try:
-            return await service.search(
+        return await _answer(
+            "search",
+            service.search(
                 query,
                 mode=mode,
                 limit=limit,
                 filters=filters.to_filters() if filters else None,
                 group=group,
-            )
-        except (ValueError, LookupError) as exc:
-            raise ToolError(str(exc)) from exc
+            ),
+            (ValueError, LookupError),
+        )
 
     @server.tool()
     async def get_document(
-        file_name: Annotated[str, Field(description="The paper's file name, e.g. 'x.pdf'.")],
+        file_name: Annotated[
+            str,
+            Field(
+                max_length=limits.max_item_chars,
+                description="The paper's file name, e.g. 'x.pdf'.",
+            ),
+        ],
     ) -> dict[str, Any]:
         """One paper: its metadata (title, authors, year, journal, doi, tags) and its
         `passages` in reading order, each with headings, pages and text."""
-        try:
-            return await service.get_document(file_name)
-        except LookupError as exc:
-            raise ToolError(str(exc)) from exc
+        return await _answer("get_document", service.get_document(file_name), (LookupError,))
 
     @server.tool()
     async def facets(
@@ -136,7 +191,11 @@ def build_mcp_server(service: KleaService) -> MCPServer:
             Field(description="Facets to count (default all five)."),
         ] = None,
         query: Annotated[
-            str | None, Field(description="Count only the papers matching this query.")
+            str | None,
+            Field(
+                max_length=limits.max_query_chars,
+                description="Count only the papers matching this query.",
+            ),
         ] = None,
     ) -> dict[str, Any]:
         """Counts of papers per year, author, journal, tag and collection, most frequent first.
@@ -144,9 +203,7 @@ def build_mcp_server(service: KleaService) -> MCPServer:
         Returns `papers` (how many were counted) and `facets`: for each key a list of
         {value, count}.
         """
-        try:
-            return await service.facets(list(keys) if keys else None, query)
-        except ValueError as exc:
-            raise ToolError(str(exc)) from exc
+        call = service.facets(list(keys) if keys else None, query)
+        return await _answer("facets", call, (ValueError,))
 
     return server

@@ -14,18 +14,21 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._retrieval.context import DEFAULT_CONTEXT_TOKENS
 from klea_utils.stores.config import FilterFieldInfo, RetrieverConfig
 from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
 from klea_utils.stores.pipeline import KleaPipeline
 from klea_utils.stores.query_schema import build_retrieval_query_schema
 from klea_utils.stores.serve.grouping import group_by_paper, passages_to_fetch
 from klea_utils.stores.serve.library import FACET_KEYS, display_metadata
+from klea_utils.stores.serve.limits import ServeLimits
 from klea_utils.stores.serve.paper_sources import StoreLibrary, check_facet_keys
 from klea_utils.stores.serve.papers import open_papers
+from klea_utils.stores.serve.public_errors import public_text
 from klea_utils.stores.serve.search import SearchBackend, SearchFilters
 from klea_utils.stores.utils import serialize_reference_material, truncate_reference_material
 from langchain_core.documents import Document
@@ -39,6 +42,8 @@ __all__ = [
     "ServeOptions",
     "open_service",
 ]
+
+_log = logging.getLogger(__name__)
 
 DEFAULT_FILTER_FIELDS = (
     FilterFieldInfo(name="year", description="Publication year.", value_type="int"),
@@ -73,6 +78,13 @@ class ServeOptions:
     vectors: Path | None = None
     leg_timeout: float | None = 20.0
     max_chars: int = 12_000
+    context: str | None = None
+    """How ``retrieve`` widens passages unless a request says (``None``: the pipeline's
+    default, ``neighbours``)."""
+    context_tokens: int = DEFAULT_CONTEXT_TOKENS
+    """Token budget of a widened passage."""
+    limits: ServeLimits = field(default_factory=ServeLimits)
+    """What one request may ask: body size, query length, list lengths, concurrency."""
 
 
 def filter_fields(config: RetrieverConfig) -> list[FilterFieldInfo]:
@@ -147,6 +159,7 @@ class KleaService:
         """
         if not query.strip():
             raise ValueError("query must not be blank")
+        self.options.limits.check_query(query)
         if not 1 <= k <= MAX_K:
             raise ValueError(f"k must be between 1 and {MAX_K}, got {k}")
         metadata_filter = self.to_metadata_filter(filter)
@@ -165,13 +178,16 @@ class KleaService:
             for domain, result in results.items()
             for doc, score in result.hits
         ]
+        notes = [f"{d}: {n}" for d, r in results.items() for n in r.notes]
+        for note in notes:  # the whole text for the operator; the caller's is redacted
+            _log.warning("retrieve: %s", note)
         material = {d: r.hits for d, r in results.items()}
         material = truncate_reference_material(material, self.options.max_chars)
         return {
             "query": query,
             "filter": metadata_filter,
             "passages": passages,
-            "notes": [f"{d}: {n}" for d, r in results.items() for n in r.notes],
+            "notes": [public_text(note) for note in notes],
             "references": serialize_reference_material(material),
         }
 
@@ -199,6 +215,7 @@ class KleaService:
         """
         if self.search_backend is None:
             raise LookupError("no FTS5 index is served: start klea-serve with --fts5-index")
+        self.options.limits.check_query(query)
         if not 1 <= limit <= MAX_K:
             raise ValueError(f"limit must be between 1 and {MAX_K}, got {limit}")
         if group not in ("passage", "paper"):
@@ -258,6 +275,8 @@ class KleaService:
         """
         keys = list(keys) if keys else list(FACET_KEYS)
         check_facet_keys(keys)  # before any search
+        if query:
+            self.options.limits.check_query(query)
         files: list[str] | None = None
         if query and query.strip():
             if self.search_backend is not None:
@@ -285,7 +304,9 @@ class KleaService:
             "domains": self.pipeline.domains,
             "papers": len(counts),
             "passages": sum(counts.values()),
-            "search_index": str(self.options.fts5_index) if self.search_backend else None,
+            "search_index": self.options.fts5_index.name
+            if self.options.fts5_index is not None and self.search_backend
+            else None,
             "search_records": records,
             "vectors": self.search_backend is not None and self.search_backend.vectors is not None,
             "uptime_s": round(time.time() - self.started, 1),
@@ -427,6 +448,8 @@ def open_service(
         rerank=options.rerank,
         leg_timeout=options.leg_timeout,
         logger=logger,
+        context=options.context,
+        context_tokens=options.context_tokens,
     )
     stores = sum(len(d.vector_stores) + len(d.bm25_stores) for d in config.domains.values())
     progress(f"loading {stores} store(s) in {len(config.domains)} domain(s) ...")

@@ -26,6 +26,7 @@ from typing import Any
 
 from klea_utils.stores.exceptions import ServeStartupError
 from klea_utils.stores.query_schema import build_retrieval_query_schema
+from klea_utils.stores.serve.public_errors import public_text
 from klea_utils.stores.serve.search import SearchFilters
 from klea_utils.stores.serve.service import (
     KleaService,
@@ -141,11 +142,13 @@ class StartingService:
         return {
             "status": "failed" if failure is not None else "starting",
             "ready": False,
-            "error": None if failure is None else f"{type(failure).__name__}: {failure}",
+            "error": None
+            if failure is None
+            else public_text(f"{type(failure).__name__}: {failure}"),
             "domains": list(self.options.config.domains),
             "papers": None,
             "passages": None,
-            "search_index": str(self.options.fts5_index) if self.options.fts5_index else None,
+            "search_index": self.options.fts5_index.name if self.options.fts5_index else None,
             "search_records": None,
             "vectors": None,
             "uptime_s": round(time.time() - self.started, 1),
@@ -192,6 +195,11 @@ class StartingService:
         service = self.loaded
         if service is not None:
             await service.aclose()
+
+
+def _described(failure: BaseException | None) -> str | None:
+    """What failed, for ``health`` (open to every caller: no path, no credentials)."""
+    return None if failure is None else public_text(f"{type(failure).__name__}: {failure}")
 
 
 def _failed(exc: BaseException) -> ServeStartupError:
