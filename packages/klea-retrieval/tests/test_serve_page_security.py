@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from klea_utils.stores.config import RetrieverConfig
+from klea_utils.stores.exceptions import ServeStartupError
 from klea_utils.stores.serve.access import AccessPolicy
 from klea_utils.stores.serve.http_app import build_app
 from klea_utils.stores.serve.service import ServeOptions, open_service
@@ -56,13 +57,21 @@ def _hostile_library(folder: Path) -> Path:
     return config
 
 
-def _server(config: Path, embeddings, access: AccessPolicy) -> ServerThread:
+def _server(
+    config: Path, embeddings, access: AccessPolicy, *, broken_facets: bool = False
+) -> ServerThread:
     options = ServeOptions(
         config=RetrieverConfig.model_validate_json(config.read_text()),
         embedding_model=embeddings,
         fts5_index=config.parent / "chunks.sqlite",
     )
     service = open_service(options, progress=lambda _: None)
+    if broken_facets:
+
+        async def facets(*args: object, **kwargs: object) -> dict[str, object]:
+            raise ServeStartupError("the stores could not be loaded: OSError: disk gone")
+
+        service.facets = facets  # type: ignore[method-assign]
     port = free_port()
     return ServerThread(build_app(service, port=port, access=access), port)
 
@@ -85,7 +94,13 @@ def locked_server(library, fake_embeddings):
 
 
 @pytest.fixture(scope="module")
-def browser(server, locked_server):
+def failing_server(library, fake_embeddings):
+    with _server(library, fake_embeddings, AccessPolicy(), broken_facets=True) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser(server, locked_server, failing_server):
     # After the servers: Playwright's sync API runs an event loop in this thread, and
     # opening a service needs asyncio.run.
     from playwright.sync_api import sync_playwright
@@ -161,5 +176,29 @@ def test_the_page_asks_for_the_token_once_per_tab(browser, locked_server):
         page.wait_for_selector("#hits .hit h3 a")
         assert page.locator("#token-dialog").count() == 0
         assert (dialogs, errors, page.evaluate("window.__violations")) == ([], [], [])
+    finally:
+        context.close()
+
+
+def test_the_filters_say_why_they_are_missing(browser, locked_server, failing_server, tmp_path):
+    # the token prompt given up (Escape): the facets answer 401
+    context, page, _, errors = _open(browser, locked_server.url + "/")
+    try:
+        page.wait_for_selector("#token-dialog[open] #token-input")
+        page.keyboard.press("Escape")
+        page.wait_for_selector("#facets-error:not([hidden])")
+        assert "need the access token" in page.locator("#facets-error").inner_text()
+        assert errors == []
+    finally:
+        context.close()
+    # a store that cannot be read: the facets answer 503 and the page says so
+    context, page, _, errors = _open(browser, failing_server.url + "/")
+    try:
+        page.wait_for_selector("#facets-error:not([hidden])")
+        shown = page.locator("#facets-error").inner_text()
+        assert shown.startswith("The filters could not be loaded: ServeStartupError: ")
+        assert "disk gone" in shown
+        page.screenshot(path=str(tmp_path / "facets-error.png"))
+        assert errors == []
     finally:
         context.close()

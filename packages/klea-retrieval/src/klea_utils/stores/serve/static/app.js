@@ -37,10 +37,17 @@ function writeUrl(push = true) {
   else history.replaceState(null, "", url);
 }
 
+// An answer that is not ok throws an Error carrying its HTTP status (error.status).
 async function api(path) {
   const response = await fetch(path);
-  const body = await response.json();
-  if (!response.ok) throw new Error(body.detail ? JSON.stringify(body.detail) : response.statusText);
+  let body = {};
+  try { body = await response.json(); } catch (error) { /* not JSON: a proxy's error page */ }
+  if (!response.ok) {
+    const detail = typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail);
+    const error = new Error(body.detail ? detail : `${response.status} ${response.statusText}`);
+    error.status = response.status;
+    throw error;
+  }
   return body;
 }
 
@@ -200,10 +207,18 @@ function facetList(key, values, selected) {
 async function renderFacets() {
   const params = new URLSearchParams([...FACETS, "year"].map((key) => ["key", key]));
   if (state.q) params.set("q", state.q);
+  const problem = $("#facets-error");
   try {
     const result = await api(`/api/facets?${params}`);
     for (const key of FACETS) facetList(key, result.facets[key], state[key]);
-  } catch (error) { /* a malformed query already shows its caret */ }
+    problem.hidden = true;
+  } catch (error) {
+    if (error.status === 400) return;  // a malformed query: the caret above says where
+    problem.textContent = error.status === 401
+      ? "The filters need the access token: reload the page to give it."
+      : `The filters could not be loaded: ${error.message}`;
+    problem.hidden = false;
+  }
 }
 
 function renderGraph(graph) {
