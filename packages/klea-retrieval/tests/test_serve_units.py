@@ -158,6 +158,32 @@ def test_cli_refuses_to_bind_off_loopback_without_a_token(host, capsys, monkeypa
     assert "at least 16" in capsys.readouterr().err
 
 
+def test_cli_context_and_limits_reach_the_service_options(tmp_path, capsys, monkeypatch):
+    from klea_utils.stores.serve import cli
+
+    corpus = write_corpus_pickle(tmp_path / "bm25.pkl", corpus_documents())
+    seen = {}
+
+    def capture(options, args, access):
+        seen["options"] = options
+
+    monkeypatch.setattr(cli, "_serve_http", capture)
+    argv = ["--bm25-store", str(corpus), "--context", "section", "--context-tokens", "300"]
+    argv += ["--max-body-bytes", "2048", "--max-query-chars", "100", "--max-concurrent", "3"]
+    assert cli.main(argv) == 0
+    options = seen["options"]
+    assert (options.context, options.context_tokens) == ("section", 300)
+    limits = options.limits
+    assert (limits.max_body_bytes, limits.max_query_chars, limits.max_concurrent) == (2048, 100, 3)
+    assert cli.main(["--bm25-store", str(corpus)]) == 0
+    assert (seen["options"].context, seen["options"].limits.max_query_chars) == (None, 4096)
+    assert cli.main(["--bm25-store", str(corpus), "--context", "pages"]) == 2
+    assert "must be off, neighbours or section" in capsys.readouterr().err
+    monkeypatch.delenv("KLEA_SERVE_TOKEN", raising=False)
+    assert cli.main(["--bm25-store", str(corpus), "--allowed-host", "*"]) == 2
+    assert "DNS rebinding" in capsys.readouterr().err
+
+
 def test_cli_exit_2_for_bad_stores_and_1_when_loading_fails(tmp_path, capsys):
     from klea_utils.stores.serve.cli import main
 

@@ -57,9 +57,6 @@ DEFAULT_EMBEDDING_MODEL = "huggingface:all-MiniLM-L6-v2"
 """``klea_utils.stores.embedding_models.DEFAULT_EMBEDDING_MODEL``, spelled out so that
 ``--help`` imports nothing heavy (a test keeps the two equal)."""
 
-DEFAULT_CONTEXT = "neighbours"
-"""``klea_utils.stores._retrieval.context.DEFAULT_CONTEXT`` (a test keeps the two equal)."""
-
 DEFAULT_CONTEXT_TOKENS = 768
 """``klea_utils.stores._retrieval.context.DEFAULT_CONTEXT_TOKENS`` (kept equal by a test)."""
 
