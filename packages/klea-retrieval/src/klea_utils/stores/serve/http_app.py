@@ -90,6 +90,39 @@ def _with_filter_schema(schema: dict[str, Any], model: type[BaseModel]) -> dict[
     return schema
 
 
+class Problem(BaseModel):
+    """What a refused or failed request answers (a 422's ``detail`` is pydantic's list)."""
+
+    detail: str = Field(description="What was wrong, without paths or credentials.")
+    request_id: str | None = Field(
+        default=None, description="Names the failure in the server's log (failures only)."
+    )
+
+
+def _answers(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` for ``statuses``, each answering a :class:`Problem`."""
+    return {status: {"model": Problem, "description": _MEANINGS[status]} for status in statuses}
+
+
+_MEANINGS = {
+    400: "A value the service rejects (an unknown domain, a query it cannot read), or a "
+    "body that is not UTF-8.",
+    401: "The server needs its token: Authorization: Bearer <token>.",
+    404: "No such paper, or no search index served.",
+    413: "The request body is over the server's limit.",
+    500: "The server failed; the request id names it in the log.",
+    503: "A store cannot be read, the stores failed to load, or the server is busy.",
+}
+
+
+def _with_bearer(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` saying that every ``/api`` operation needs the bearer token."""
+    schemes = schema.setdefault("components", {}).setdefault("securitySchemes", {})
+    schemes["bearer"] = {"type": "http", "scheme": "bearer"}
+    schema["security"] = [{"bearer": []}]
+    return schema
+
+
 def _docs_page(schema: dict[str, Any]) -> str:
     rows = []
     for path, methods in schema.get("paths", {}).items():
@@ -134,6 +167,7 @@ def build_app(
     ``POST /api/reload`` and watches the stores for as long as the app runs.
     """
     del port
+    policy = access or AccessPolicy()
     mcp = LazyMcpRoute(service, host)  # the MCP SDK loads once the socket is open
     live = service if isinstance(service, LiveService) else None
 
@@ -157,6 +191,7 @@ def build_app(
         redoc_url=None,
         openapi_url="/api/openapi.json",
         lifespan=lifespan,
+        responses=_answers(400, *((401,) if policy.token else ()), 413, 500, 503),
     )
 
     @app.exception_handler(SearchError)
@@ -181,7 +216,8 @@ def build_app(
 
     def openapi() -> dict[str, Any]:
         # The filter's fields are the served stores' own, which a reload may change.
-        return _with_filter_schema(base_openapi(), filter_model(service))
+        schema = _with_filter_schema(base_openapi(), filter_model(service))
+        return _with_bearer(schema) if policy.token else schema
 
     app.openapi = openapi  # type: ignore[method-assign]
 
@@ -221,7 +257,11 @@ def build_app(
         except ValueError as exc:
             raise _bad_request(exc) from exc
 
-    @app.get("/api/search", summary="Boolean / hybrid search with snippets")
+    @app.get(
+        "/api/search",
+        summary="Boolean / hybrid search with snippets",
+        responses=_answers(404),
+    )
     async def search(
         q: Annotated[
             str,
@@ -263,7 +303,11 @@ def build_app(
         except ValueError as exc:
             raise _bad_request(exc) from exc
 
-    @app.get("/api/documents/{file_name}", summary="One paper and its passages")
+    @app.get(
+        "/api/documents/{file_name}",
+        summary="One paper and its passages",
+        responses=_answers(404),
+    )
     async def get_document(
         file_name: Annotated[str, Path(max_length=limits.max_item_chars)],
     ) -> dict[str, Any]:
@@ -273,7 +317,10 @@ def build_app(
         except DocumentNotFoundError as exc:
             raise HTTPException(status_code=404, detail=str(exc)) from exc
 
-    @app.get("/api/facets", summary="Papers per year, author, journal, tag, collection")
+    @app.get(
+        "/api/facets",
+        summary="Papers per year, author, journal, tag, collection",
+    )
     async def facets(
         key: Annotated[
             list[Literal["year", "author", "journal", "tag", "collection"]] | None,
@@ -333,5 +380,5 @@ def build_app(
         return Response(_static(name), media_type=_STATIC[name])
 
     app.router.routes.append(Route(MCP_PATH, endpoint=mcp))
-    protect(app, access or AccessPolicy(), limits)
+    protect(app, policy, limits)
     return app
