@@ -152,6 +152,17 @@ def build(folder: Path, size: int, backend: str) -> Path:
     return config_path
 
 
+def prepare(workdir: Path, size: int, backend: str) -> Path:
+    """The stores of ``size`` passages under ``workdir``, built once; return stores.json.
+
+    A PGVector library's private PostgreSQL is started again for the served run.
+    """
+    folder = workdir / f"scale-{backend}-{size}"
+    if backend == "pgvector" and (folder / "pgdata").is_dir():
+        _pg_url(folder)
+    return build(folder, size, backend)
+
+
 def operations(questions: list[str], files: list[str], hybrid: bool) -> dict[str, Call]:
     def check(response: httpx.Response) -> Any:
         response.raise_for_status()
@@ -205,10 +216,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--build-only", action="store_true")
     args = parser.parse_args()
-    folder = args.workdir / f"scale-{args.backend}-{args.size}"
-    if args.backend == "pgvector" and (folder / "pgdata").is_dir():
-        _pg_url(folder)  # start the private server again for the served run
-    stores = build(folder, args.size, args.backend)
+    stores = prepare(args.workdir, args.size, args.backend)
     if args.build_only:
         return
     import psutil
@@ -225,7 +233,7 @@ def main() -> None:
             print(f"start-up {startup:.1f} s, loaded at {ready:.1f} s; {health}", flush=True)
             facets = client.get("/api/facets", params={"key": "journal"}).json()
             print(f"papers {facets['papers']}", flush=True)
-            files = sorted({f"{q}" for q in _some_files(client, questions)})
+            files = sorted({f"{q}" for q in some_files(client, questions)})
             hybrid = bool(health.get("vectors"))
             ops = operations(questions, files, hybrid)
             process = psutil.Process(server.pid)
@@ -259,7 +267,8 @@ def main() -> None:
         print("| " + " | ".join(row) + " |")
 
 
-def _some_files(client: httpx.Client, questions: list[str]) -> list[str]:
+def some_files(client: httpx.Client, questions: list[str]) -> list[str]:
+    """Names of papers that the first 20 questions' lexical searches find."""
     names: list[str] = []
     for question in questions[:20]:
         params = {"q": question, "mode": "lexical", "any_words": "true"}
