@@ -288,7 +288,7 @@ class SciEtl:
 
 def _question_query(question: str) -> str:
     """A plain question as klea-serve searches it (the OR of its content words)."""
-    from klea_utils.stores.serve.search import question_query
+    from klea_utils.stores.serve.search.backend import question_query
 
     return question_query(question) or question
 

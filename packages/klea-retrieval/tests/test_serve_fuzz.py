@@ -31,9 +31,11 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.serve.access import AccessPolicy
-from klea_utils.stores.serve.http_app import build_app
-from klea_utils.stores.serve.service import KleaService, ServeOptions, open_service
+from klea_utils.stores.serve.core.options import ServeOptions
+from klea_utils.stores.serve.http.access import AccessPolicy
+from klea_utils.stores.serve.http.app import build_app
+from klea_utils.stores.serve.operations.klea_service import KleaService
+from klea_utils.stores.serve.operations.opening import open_service
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,

@@ -6,7 +6,7 @@ import httpx
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores.serve.grouping import group_by_paper
+from klea_utils.stores.serve.search.grouping import group_by_paper
 
 
 def _hit(file: str, n: int, pages: list[int], authors: int = 2) -> dict:
@@ -73,8 +73,9 @@ def test_grouping_keeps_order_and_bounds(files, limit, per_paper):
 
 def test_api_search_groups_by_paper(tmp_path, fake_embeddings):
     from klea_utils.stores.config import RetrieverConfig
-    from klea_utils.stores.serve.http_app import build_app
-    from klea_utils.stores.serve.service import ServeOptions, open_service
+    from klea_utils.stores.serve.core.options import ServeOptions
+    from klea_utils.stores.serve.http.app import build_app
+    from klea_utils.stores.serve.operations.opening import open_service
     from serve_support import ServerThread, build_stores, free_port
 
     stores = build_stores(tmp_path, fake_embeddings)

@@ -17,10 +17,12 @@ from typing import Any
 import httpx
 import pytest
 from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.serve.http_app import build_app
-from klea_utils.stores.serve.limits import ConcurrencyLimit, ServeLimits
-from klea_utils.stores.serve.public_errors import public_text
-from klea_utils.stores.serve.service import KleaService, ServeOptions, open_service
+from klea_utils.stores.serve.core.options import ServeLimits, ServeOptions
+from klea_utils.stores.serve.core.public_errors import public_text
+from klea_utils.stores.serve.http.app import build_app
+from klea_utils.stores.serve.http.limits import ConcurrencyLimit
+from klea_utils.stores.serve.operations.klea_service import KleaService
+from klea_utils.stores.serve.operations.opening import open_service
 from serve_support import ServerThread, build_stores, free_port
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse

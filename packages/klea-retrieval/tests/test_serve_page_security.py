@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.exceptions import ServeStartupError
-from klea_utils.stores.serve.access import AccessPolicy
-from klea_utils.stores.serve.http_app import build_app
-from klea_utils.stores.serve.service import ServeOptions, open_service
+from klea_utils.stores.serve.core.options import ServeOptions
+from klea_utils.stores.serve.http.access import AccessPolicy
+from klea_utils.stores.serve.http.app import build_app
+from klea_utils.stores.serve.operations.opening import open_service
 from langchain_core.documents import Document
 from retrieval_support import write_corpus_pickle, write_fts5_index
 from serve_support import ServerThread, free_port

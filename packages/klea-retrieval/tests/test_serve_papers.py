@@ -10,13 +10,12 @@ from pathlib import Path
 import pytest
 from klea_utils.stores._retrieval.qdrant import close_local_qdrant_client
 from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.serve.paper_sources import (
-    Fts5PaperSource,
-    MemoryPaperSource,
-    StoreLibrary,
-)
-from klea_utils.stores.serve.paper_vectors import vector_paper_source
-from klea_utils.stores.serve.service import DocumentNotFoundError, ServeOptions, open_service
+from klea_utils.stores.serve.core.options import ServeOptions
+from klea_utils.stores.serve.operations.klea_service import DocumentNotFoundError
+from klea_utils.stores.serve.operations.opening import open_service
+from klea_utils.stores.serve.papers.catalogue import StoreLibrary
+from klea_utils.stores.serve.papers.sources import Fts5PaperSource, MemoryPaperSource
+from klea_utils.stores.serve.papers.vector_sources import vector_paper_source
 from klea_utils.stores.utils import instantiate_vector_store
 from langchain_core.documents import Document
 from retrieval_support import corpus_documents, write_fts5_index

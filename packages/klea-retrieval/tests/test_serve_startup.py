@@ -21,11 +21,14 @@ import httpx
 import pytest
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.exceptions import StoreBackendError
-from klea_utils.stores.serve.http_app import build_app
-from klea_utils.stores.serve.paper_sources import Fts5PaperSource, StoreLibrary
-from klea_utils.stores.serve.reload import LiveService
-from klea_utils.stores.serve.service import KleaService, ServeOptions, open_service
-from klea_utils.stores.serve.startup import StartingService
+from klea_utils.stores.serve.core.options import ServeOptions
+from klea_utils.stores.serve.http.app import build_app
+from klea_utils.stores.serve.lifecycle.reload import LiveService
+from klea_utils.stores.serve.lifecycle.startup import StartingService
+from klea_utils.stores.serve.operations.klea_service import KleaService
+from klea_utils.stores.serve.operations.opening import open_service
+from klea_utils.stores.serve.papers.catalogue import StoreLibrary
+from klea_utils.stores.serve.papers.sources import Fts5PaperSource
 from serve_support import ServeProcess, ServerThread, build_stores, free_port
 
 QUESTION = {"query": "Golgi cells granule", "k": 2}
@@ -214,10 +217,10 @@ def test_the_app_is_built_and_serves_health_before_the_mcp_sdk_loads(stores, tmp
         "from pathlib import Path\n"
         "from klea_utils.stores.serve import cli\n"
         "from klea_utils.stores.config import RetrieverConfig\n"
-        "from klea_utils.stores.serve.http_app import build_app\n"
-        "from klea_utils.stores.serve.reload import LiveService\n"
-        "from klea_utils.stores.serve.service import ServeOptions\n"
-        "from klea_utils.stores.serve.startup import StartingService\n"
+        "from klea_utils.stores.serve.core.options import ServeOptions\n"
+        "from klea_utils.stores.serve.http.app import build_app\n"
+        "from klea_utils.stores.serve.lifecycle.reload import LiveService\n"
+        "from klea_utils.stores.serve.lifecycle.startup import StartingService\n"
         "config = RetrieverConfig.model_validate_json(Path(sys.argv[1]).read_text())\n"
         "options = ServeOptions(config=config)\n"
         "build_app(LiveService(StartingService(options), lambda: options))\n"

@@ -7,9 +7,11 @@ import sys
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores.serve.library import FACET_KEYS, Library, display_metadata
-from klea_utils.stores.serve.paper_sources import MemoryPaperSource, StoreLibrary
-from klea_utils.stores.serve.search import SearchFilters, question_query
+from klea_utils.stores.serve.papers.catalogue import StoreLibrary
+from klea_utils.stores.serve.papers.grouped import Library
+from klea_utils.stores.serve.papers.paper import FACET_KEYS, display_metadata
+from klea_utils.stores.serve.papers.sources import MemoryPaperSource
+from klea_utils.stores.serve.search.backend import SearchFilters, question_query
 from langchain_core.documents import Document
 from retrieval_support import corpus_documents, write_corpus_pickle
 from sci_etl_core.search import describe, parse_query
@@ -127,7 +129,8 @@ def test_pages_from_ingestion_page_start_and_end():
 
 
 def test_cli_help_names_the_variables_and_the_shared_flags(capsys):
-    from klea_utils.stores.serve import access, cli
+    from klea_utils.stores.serve import cli
+    from klea_utils.stores.serve.http import access
     from klea_utils.stores.utils import STORES_CONFIG_ENV_VAR
 
     assert (cli._STORES_ENV, cli._TOKEN_ENV) == (STORES_CONFIG_ENV_VAR, access.TOKEN_ENV)
@@ -224,7 +227,7 @@ def test_cli_failures_are_one_line_with_the_shared_exit_codes(tmp_path, capsys, 
 
 
 def test_an_unreadable_search_index_is_named_at_start_up(tmp_path):
-    from klea_utils.stores.serve.service import search_index_problem
+    from klea_utils.stores.serve.operations.opening import search_index_problem
 
     broken = tmp_path / "broken.sqlite"
     broken.write_bytes(b"this is not a database" * 100)

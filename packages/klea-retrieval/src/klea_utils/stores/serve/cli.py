@@ -11,8 +11,8 @@ Usage::
 ``--mcp`` speaks MCP over stdio (for an agent that starts the server itself); otherwise
 an HTTP server answers the JSON API under ``/api``, the search page at ``/`` and MCP's
 streamable HTTP transport at ``/mcp``, behind the checks of
-:mod:`klea_utils.stores.serve.access`. The HTTP server opens its socket before the
-stores and models load (:mod:`klea_utils.stores.serve.startup`): ``/api/health`` says
+:mod:`klea_utils.stores.serve.http.access`. The HTTP server opens its socket before the
+stores and models load (:mod:`klea_utils.stores.serve.lifecycle.startup`): ``/api/health`` says
 when they are ready, the other routes wait for them. Progress lines go to stderr. Exit
 status, as for the other command lines: 0 on a clean stop; 1 when the work fails (a store,
 index or model cannot load, a missing extra), with one ``klea-serve: error:`` line on
@@ -51,8 +51,9 @@ from klea_utils.stores._retrieval.cli_options import (
 
 if TYPE_CHECKING:
     from klea_utils.stores.config import RetrieverConfig
-    from klea_utils.stores.serve.access import AccessPolicy
-    from klea_utils.stores.serve.service import KleaService, ServeOptions
+    from klea_utils.stores.serve.core.options import ServeOptions
+    from klea_utils.stores.serve.http.access import AccessPolicy
+    from klea_utils.stores.serve.operations.klea_service import KleaService
 
 __all__ = ["app", "default_fts5_index", "main"]
 
@@ -268,7 +269,7 @@ def serve(
 def _access(args: SimpleNamespace) -> AccessPolicy:
     """The access policy of the flags, checked before anything loads."""
     from klea_utils.stores.exceptions import ServeAccessError
-    from klea_utils.stores.serve.access import access_policy, is_loopback
+    from klea_utils.stores.serve.http.access import access_policy, is_loopback
 
     try:
         policy = access_policy(
@@ -300,8 +301,7 @@ def _options(args: SimpleNamespace) -> ServeOptions:
         KleaStoresError, OSError: A store cannot be read.
     """
     from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
-    from klea_utils.stores.serve.limits import ServeLimits
-    from klea_utils.stores.serve.service import ServeOptions
+    from klea_utils.stores.serve.core.options import ServeLimits, ServeOptions
     from klea_utils.stores.store_args import retriever_config_from_args
 
     config = retriever_config_from_args(
@@ -342,7 +342,7 @@ def _checked_options(args: SimpleNamespace) -> ServeOptions:
 
 def _check_files(options: ServeOptions) -> None:
     """Exit 1 before the socket opens when the search index or vector memory is missing."""
-    from klea_utils.stores.serve.service import check_search_files
+    from klea_utils.stores.serve.operations.opening import check_search_files
 
     try:
         check_search_files(options)
@@ -360,7 +360,7 @@ def _load_error(exc: BaseException) -> typer.Exit:
 def _open(args: SimpleNamespace) -> KleaService:
     """Load the stores and models of ``args`` now; usage errors exit 2, failures exit 1."""
     from klea_utils.stores.exceptions import KleaStoresError
-    from klea_utils.stores.serve.service import open_service
+    from klea_utils.stores.serve.operations.opening import open_service
     from sci_etl_core.exceptions import SciEtlError
 
     options = _checked_options(args)
@@ -387,10 +387,10 @@ def _serve_http(options: ServeOptions, args: SimpleNamespace, access: AccessPoli
     other routes wait for them. A load that fails stops the server with its error.
     """
     import uvicorn
-    from klea_utils.stores.serve.http_app import build_app
-    from klea_utils.stores.serve.reload import LiveService
-    from klea_utils.stores.serve.service import open_service
-    from klea_utils.stores.serve.startup import StartingService
+    from klea_utils.stores.serve.http.app import build_app
+    from klea_utils.stores.serve.lifecycle.reload import LiveService
+    from klea_utils.stores.serve.lifecycle.startup import StartingService
+    from klea_utils.stores.serve.operations.opening import open_service
 
     failures: list[BaseException] = []
     server: uvicorn.Server | None = None

@@ -5,7 +5,7 @@ Built on the official MCP Python SDK's ``MCPServer`` (the successor of FastMCP i
 ``retrieve``'s ``filter`` is the strict query schema of ``klea_utils.stores.query_schema``
 built from the served domains' filter fields, and its description names the domains:
 :func:`refresh_retrieve_tool` declares it anew for the stores a reload opened. Bad input
-(an over-long query or list included: :class:`~klea_utils.stores.serve.limits.ServeLimits`)
+(an over-long query or list included: :class:`~klea_utils.stores.serve.core.options.ServeLimits`)
 answers a tool error whose text says what was wrong; a malformed search query answers the
 parser's located error. No tool error carries a path or a store URI's credentials.
 """
@@ -17,9 +17,10 @@ from collections.abc import Awaitable
 from typing import Annotated, Any, Literal
 
 from klea_utils.stores._retrieval.context import DEFAULT_CONTEXT
-from klea_utils.stores.serve.filter_args import SearchFilterArgs, filter_model
-from klea_utils.stores.serve.public_errors import log_failure, public_text
-from klea_utils.stores.serve.service import MAX_K, KleaService
+from klea_utils.stores.serve.core.params import MAX_K, SearchFilterArgs
+from klea_utils.stores.serve.core.public_errors import log_failure, public_text
+from klea_utils.stores.serve.core.retrieve_filter import filter_model
+from klea_utils.stores.serve.operations.klea_service import KleaService
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -65,7 +66,7 @@ def refresh_retrieve_tool(server: MCPServer, service: KleaService) -> None:
 
 def _add_retrieve(server: MCPServer, service: KleaService) -> None:
     limits = service.options.limits
-    RetrieveFilter = filter_model(service)  # noqa: N806 - a class built at run time
+    RetrieveFilter = filter_model(service.query_schema)  # noqa: N806 - a class built at run time
     domains_known = list(service.options.config.domains)  # nothing loaded needed
     context_default = service.options.context or DEFAULT_CONTEXT
 

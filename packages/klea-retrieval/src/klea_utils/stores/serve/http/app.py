@@ -3,18 +3,18 @@
 - ``/api/retrieve``, ``/api/search``, ``/api/documents/{file_name}``, ``/api/facets``,
   ``/api/graph`` and ``/api/health``: the service's operations as JSON. Bad input is a
   4xx whose ``detail`` says what was wrong (422 for parameters that fail validation or
-  pass a limit of :class:`~klea_utils.stores.serve.limits.ServeLimits`, 413 for a body
+  pass a limit of :class:`~klea_utils.stores.serve.core.options.ServeLimits`, 413 for a body
   over its limit, 400 for values the service rejects, 404 for an unknown paper); a store
   that cannot be read answers 503 naming the problem. No answer carries a path, a store
-  URI's credentials or a traceback (:mod:`klea_utils.stores.serve.public_errors`): a
+  URI's credentials or a traceback (:mod:`klea_utils.stores.serve.core.public_errors`): a
   failure is logged whole under a request id, which the answer gives.
 - ``/api/openapi.json`` and ``/api/docs`` (a self-contained page, no CDN).
 - ``/``: the search page (static HTML, CSS and a small vanilla script).
 - ``/mcp``: the MCP streamable HTTP transport, the same tools as ``klea-serve --mcp``
-  (:mod:`klea_utils.stores.serve.mcp_http`: the SDK loads after the socket opens).
+  (:mod:`klea_utils.stores.serve.http.mcp_route`: the SDK loads after the socket opens).
 
-Every route sits behind :func:`klea_utils.stores.serve.guard.protect`: Host and Origin
-checks, the bearer token when the :class:`~klea_utils.stores.serve.access.AccessPolicy`
+Every route sits behind :func:`klea_utils.stores.serve.http.guard.protect`: Host and Origin
+checks, the bearer token when the :class:`~klea_utils.stores.serve.http.access.AccessPolicy`
 has one, and the security headers.
 """
 
@@ -33,19 +33,22 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from klea_utils.stores._retrieval.context import DEFAULT_CONTEXT
 from klea_utils.stores.exceptions import KleaStoresError
-from klea_utils.stores.serve.access import AccessPolicy
-from klea_utils.stores.serve.filter_args import SearchFilterArgs, filter_model
-from klea_utils.stores.serve.guard import protect
-from klea_utils.stores.serve.mcp_http import MCP_PATH, LazyMcpRoute
-from klea_utils.stores.serve.public_errors import log_failure, public_text
-from klea_utils.stores.serve.reload import LiveService
-from klea_utils.stores.serve.service import MAX_K, DocumentNotFoundError, KleaService
+from klea_utils.stores.serve.core.params import MAX_K, SearchFilterArgs
+from klea_utils.stores.serve.core.public_errors import log_failure, public_text
+from klea_utils.stores.serve.core.retrieve_filter import filter_model
+from klea_utils.stores.serve.http.access import AccessPolicy
+from klea_utils.stores.serve.http.guard import protect
+from klea_utils.stores.serve.http.mcp_route import MCP_PATH, LazyMcpRoute
+from klea_utils.stores.serve.lifecycle.reload import LiveService
+from klea_utils.stores.serve.operations.klea_service import DocumentNotFoundError, KleaService
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sci_etl_core.exceptions import SearchError
 from starlette.routing import Route
 
 __all__ = ["build_app"]
 
+_STATIC_PACKAGE = "klea_utils.stores.serve.http"
+"""The package whose ``static/`` folder holds the page."""
 _STATIC = {
     "app.js": "text/javascript; charset=utf-8",
     "auth.js": "text/javascript; charset=utf-8",
@@ -54,7 +57,7 @@ _STATIC = {
 
 
 def _static(name: str) -> str:
-    return resources.files("klea_utils.stores.serve").joinpath("static", name).read_text("utf-8")
+    return resources.files(_STATIC_PACKAGE).joinpath("static", name).read_text("utf-8")
 
 
 def _bad_request(exc: Exception) -> HTTPException:
@@ -163,7 +166,7 @@ def build_app(
 
     ``access`` says which Host names, origins and token are accepted on every route
     (default: the loopback names, no token); ``port`` is kept for callers and unused.
-    A :class:`~klea_utils.stores.serve.reload.LiveService` as ``service`` adds
+    A :class:`~klea_utils.stores.serve.lifecycle.reload.LiveService` as ``service`` adds
     ``POST /api/reload`` and watches the stores for as long as the app runs.
     """
     del port
@@ -216,7 +219,7 @@ def build_app(
 
     def openapi() -> dict[str, Any]:
         # The filter's fields are the served stores' own, which a reload may change.
-        schema = _with_filter_schema(base_openapi(), filter_model(service))
+        schema = _with_filter_schema(base_openapi(), filter_model(service.query_schema))
         return _with_bearer(schema) if policy.token else schema
 
     app.openapi = openapi  # type: ignore[method-assign]
@@ -244,7 +247,7 @@ def build_app(
     @app.post("/api/retrieve", summary="Fused klea retrieval")
     async def retrieve(request: RetrieveRequest) -> dict[str, Any]:
         """Passages that answer the question, notes of degraded legs, references."""
-        values = _filter_values(filter_model(service), request.filter)
+        values = _filter_values(filter_model(service.query_schema), request.filter)
         try:
             return await service.retrieve(
                 request.query,

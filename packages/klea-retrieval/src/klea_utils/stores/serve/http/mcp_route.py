@@ -15,12 +15,12 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from klea_utils.stores.serve.public_errors import public_text
+from klea_utils.stores.serve.core.public_errors import public_text
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 if TYPE_CHECKING:
-    from klea_utils.stores.serve.service import KleaService
+    from klea_utils.stores.serve.operations.klea_service import KleaService
     from starlette.types import Receive, Scope, Send
 
 __all__ = ["MCP_PATH", "LazyMcpRoute"]

@@ -2,16 +2,15 @@
 
 Opening a large library takes seconds (importing the vector store's client, opening its
 index, loading the query model). :class:`StartingService` stands where a
-:class:`~klea_utils.stores.serve.service.KleaService` is expected from the moment the
-socket is open: :meth:`StartingService.start` runs
-:func:`~klea_utils.stores.serve.service.open_service` in a background thread, ``health``
-answers at once and says what is ready, and every other operation waits for the load and
-then runs on the loaded service, so a request sent early is slow once, never wrong or
-failed. Once serving, the thread runs one retrieval (a vector store's first query reads
+:class:`~klea_utils.stores.serve.operations.klea_service.KleaService` is expected from the
+moment the socket is open: :meth:`StartingService.start` runs
+:func:`~klea_utils.stores.serve.operations.opening.open_service` in a background thread,
+``health`` answers at once and says what is ready, and every other operation waits for the
+load and then runs on the loaded service, so a request sent early is slow once, never wrong
+or failed. Once serving, the thread runs one retrieval (a vector store's first query reads
 its index) and reads every paper's facet row, ahead of the first requests. When the load
-fails, the operations raise :class:`~klea_utils.stores.exceptions.ServeStartupError`
-(the HTTP API answers 503) and ``on_failure`` is called so the command can stop with
-its error.
+fails, the operations raise :class:`~klea_utils.stores.exceptions.ServeStartupError` (the
+HTTP API answers 503) and ``on_failure`` is called so the command can stop with its error.
 """
 
 from __future__ import annotations
@@ -26,14 +25,12 @@ from typing import Any
 
 from klea_utils.stores.exceptions import ServeStartupError
 from klea_utils.stores.query_schema import build_retrieval_query_schema
-from klea_utils.stores.serve.public_errors import public_text
-from klea_utils.stores.serve.search import SearchFilters
-from klea_utils.stores.serve.service import (
-    KleaService,
-    ServeOptions,
-    filter_fields,
-    open_service,
-)
+from klea_utils.stores.serve.core.options import ServeOptions
+from klea_utils.stores.serve.core.public_errors import public_text
+from klea_utils.stores.serve.core.retrieve_filter import filter_fields
+from klea_utils.stores.serve.operations.klea_service import KleaService
+from klea_utils.stores.serve.operations.opening import open_service
+from klea_utils.stores.serve.search.backend import SearchFilters
 from pydantic import BaseModel
 
 __all__ = ["StartingService"]

@@ -14,13 +14,9 @@ from typing import Any
 
 from klea_utils.stores.config import RetrieverConfig, StoreInfo
 from klea_utils.stores.retrieval.bm25 import FTS5_SCHEME, read_corpus
-from klea_utils.stores.serve.paper_sources import (
-    Fts5PaperSource,
-    MemoryPaperSource,
-    PaperSource,
-    StoreLibrary,
-)
-from klea_utils.stores.serve.paper_vectors import vector_paper_source
+from klea_utils.stores.serve.papers.catalogue import StoreLibrary
+from klea_utils.stores.serve.papers.sources import Fts5PaperSource, MemoryPaperSource, PaperSource
+from klea_utils.stores.serve.papers.vector_sources import vector_paper_source
 
 __all__ = ["open_papers"]
 

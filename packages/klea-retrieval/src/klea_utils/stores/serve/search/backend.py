@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._retrieval.query_words import LEXICAL_STOPWORDS
-from klea_utils.stores.serve.library import display_metadata
+from klea_utils.stores.serve.papers.paper import display_metadata
 from sci_etl_core.exceptions import SearchQueryError
 from sci_etl_core.search import (
     AsyncHybridSearcher,

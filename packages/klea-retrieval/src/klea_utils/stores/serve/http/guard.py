@@ -6,7 +6,7 @@ outermost first:
 1. :class:`SecurityHeaders`: ``X-Content-Type-Options: nosniff``, a restrictive
    ``Content-Security-Policy`` (``default-src 'self'``, no inline script or style) and
    ``Referrer-Policy: no-referrer`` on every response, refusals included.
-2. :class:`~klea_utils.stores.serve.limits.ConcurrencyLimit`: past the limit of requests
+2. :class:`~klea_utils.stores.serve.http.limits.ConcurrencyLimit`: past the limit of requests
    in progress, **503** with ``Retry-After`` (a flood costs a counter, not memory).
 3. Starlette's ``TrustedHostMiddleware``: a ``Host`` header naming anything but the
    loopback names and ``--allowed-host`` answers **400** (DNS rebinding).
@@ -16,7 +16,7 @@ outermost first:
 6. :class:`BearerToken`, only with a token: ``/api/...`` and ``/mcp`` without
    ``Authorization: Bearer <token>`` answer **401** (``/api/docs`` and
    ``/api/openapi.json`` describe the API, hold no papers, and stay open).
-7. :class:`~klea_utils.stores.serve.limits.BodyLimit`: a body over the limit answers
+7. :class:`~klea_utils.stores.serve.http.limits.BodyLimit`: a body over the limit answers
    **413** (checked after the token, so nobody unauthorised gets a body read).
 
 Every middleware is pure ASGI (no ``BaseHTTPMiddleware``), so MCP's streamed answers pass
@@ -28,8 +28,9 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from klea_utils.stores.exceptions import ServeAccessError
-from klea_utils.stores.serve.access import AccessPolicy, origin_pattern
-from klea_utils.stores.serve.limits import BodyLimit, ConcurrencyLimit, ServeLimits, refuse
+from klea_utils.stores.serve.core.options import ServeLimits
+from klea_utils.stores.serve.http.access import AccessPolicy, origin_pattern
+from klea_utils.stores.serve.http.limits import BodyLimit, ConcurrencyLimit, refuse
 from starlette.applications import Starlette
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.middleware.cors import CORSMiddleware

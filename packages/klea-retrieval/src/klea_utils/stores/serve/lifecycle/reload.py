@@ -1,17 +1,17 @@
 """A store rebuilt while ``klea-serve`` runs, served without a restart or a failed request.
 
-:class:`LiveService` stands where a :class:`~klea_utils.stores.serve.service.KleaService`
-is expected (the HTTP routes and the MCP tools call it) and forwards every call to the
-current service. :meth:`LiveService.reload` opens a new service from the stores as they
-are now, in a worker thread while the current one keeps answering, then swaps it in: a
-request runs wholly on the service it started on, and the old one is closed once its last
-request has answered. Reloads come from ``POST /api/reload`` or from
-:meth:`LiveService.watch`, which polls the size and modification time of the stores
-configuration, the store files and their sidecar manifests (a few ``stat`` calls every
-``interval`` seconds) and reloads once a change has held still for one interval, so a
-build in progress is not reopened after every file. The first service may be a
-:class:`~klea_utils.stores.serve.startup.StartingService` still loading: a reload waits
-for it, and watching starts once it is loaded.
+:class:`LiveService` stands where a
+:class:`~klea_utils.stores.serve.operations.klea_service.KleaService` is expected (the HTTP
+routes and the MCP tools call it) and forwards every call to the current service.
+:meth:`LiveService.reload` opens a new service from the stores as they are now, in a worker
+thread while the current one keeps answering, then swaps it in: a request runs wholly on the
+service it started on, and the old one is closed once its last request has answered. Reloads
+come from ``POST /api/reload`` or from :meth:`LiveService.watch`, which polls the size and
+modification time of the stores configuration, the store files and their sidecar manifests
+(a few ``stat`` calls every ``interval`` seconds) and reloads once a change has held still
+for one interval, so a build in progress is not reopened after every file. The first service
+may be a :class:`~klea_utils.stores.serve.lifecycle.startup.StartingService` still loading:
+a reload waits for it, and watching starts once it is loaded.
 """
 
 from __future__ import annotations
@@ -28,8 +28,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
-from klea_utils.stores.serve.service import KleaService, ServeOptions, open_service
-from klea_utils.stores.serve.startup import StartingService
+from klea_utils.stores.serve.core.options import ServeOptions
+from klea_utils.stores.serve.lifecycle.startup import StartingService
+from klea_utils.stores.serve.operations.klea_service import KleaService
+from klea_utils.stores.serve.operations.opening import open_service
 
 __all__ = ["LiveService", "store_files"]
 

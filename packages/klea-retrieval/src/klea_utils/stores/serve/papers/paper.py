@@ -1,34 +1,26 @@
-"""A paper's display fields, and papers grouped in memory: metadata, passages, facet values.
+"""One paper as klea-serve shows it: its display fields, facet values and passages.
 
-:class:`Library` groups chunk documents by ``file_name`` and orders each paper's passages
-by chunk number. klea-serve no longer holds one for the whole library: it reads papers
-from the stores on each call (:mod:`klea_utils.stores.serve.papers`) and groups one
-paper's chunks, or a pickled corpus already in memory, with it. :func:`load_library`
-reads the chunks of every BM25 store of a configuration (pickled
-corpora and ``fts5:`` indexes hold every chunk with its metadata), groups them by
-``file_name`` into one :class:`Library` (kept for callers that want the copy).
+:func:`display_metadata` picks what a person or an agent reads about a passage (display
+names only, pages, tags, collections, citation key) from a chunk's metadata; a
+:class:`Paper` is one source file's metadata and passages; :data:`FACET_KEYS` are the
+facets the service counts, one count per paper holding the value.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.retrieval.bm25 import FTS5_SCHEME, read_corpus
 from klea_utils.stores.utils import display_person_names
 from langchain_core.documents import Document
 
 __all__ = [
     "FACET_KEYS",
-    "Library",
     "Paper",
+    "check_facet_keys",
     "display_metadata",
     "facet_values",
-    "load_library",
 ]
 
 FACET_KEYS = ("year", "author", "journal", "tag", "collection")
@@ -37,14 +29,6 @@ paper's ``keywords`` and ``tags`` (a reference manager's tags), ``collection`` i
 ``collections`` (a Zotero library's)."""
 
 _TAG_KEYS = ("keywords", "tags")
-
-
-def _chunk_number(doc: Document, fallback: int) -> tuple[int, int]:
-    index = doc.metadata.get("chunk_index")
-    if isinstance(index, int) and not isinstance(index, bool):
-        return (index, fallback)
-    _, _, tail = (doc.id or "").rpartition(":")
-    return (int(tail), fallback) if tail.isdigit() else (fallback, fallback)
 
 
 def _authors(metadata: dict[str, Any]) -> list[str]:
@@ -143,59 +127,11 @@ class Paper:
         }
 
 
-class Library:
-    """Papers by file name, built from chunk documents."""
-
-    def __init__(self, documents: Iterable[Document]) -> None:
-        grouped: dict[str, dict[str, tuple[tuple[int, int], Document]]] = {}
-        for position, doc in enumerate(documents):
-            name = doc.metadata.get("file_name")
-            if not isinstance(name, str) or not name:
-                continue
-            chunks = grouped.setdefault(name, {})
-            chunks.setdefault(doc.page_content, (_chunk_number(doc, position), doc))
-        self.papers: dict[str, Paper] = {}
-        for name in sorted(grouped):
-            ordered = [doc for _, doc in sorted(grouped[name].values(), key=lambda p: p[0])]
-            self.papers[name] = Paper(name, dict(ordered[0].metadata), tuple(ordered))
-
-    @property
-    def passage_count(self) -> int:
-        """Passages held over all papers."""
-        return sum(len(p.passages) for p in self.papers.values())
-
-
-async def _fts5_documents(path: str) -> list[Document]:
-    from klea_utils.stores.retrieval.fts5_index import open_fts5_store
-
-    store = open_fts5_store(path)
-    try:
-        ids = sorted(await store.filter_ids(None))
-        records = await store.get_documents(ids)
-    finally:
-        await store.aclose()
-    return [
-        Document(id=rid, page_content=rec.body, metadata=dict(rec.metadata))
-        for rid, rec in sorted(records.items())
-    ]
-
-
-def load_library(config: RetrieverConfig) -> Library:
-    """Read every chunk of the BM25 stores of ``config`` into a :class:`Library`.
-
-    A store whose file is missing is skipped (retrieval reports it already).
-    """
-    documents: list[Document] = []
-    seen: set[str] = set()
-    for domain in config.domains.values():
-        for store in domain.bm25_stores:
-            if store.path in seen:
-                continue
-            seen.add(store.path)
-            if store.path.startswith(FTS5_SCHEME):
-                location = store.path[len(FTS5_SCHEME) :]
-                if Path(location).is_file():
-                    documents.extend(asyncio.run(_fts5_documents(location)))
-            elif Path(store.path).is_file():
-                documents.extend(read_corpus(store.path))
-    return Library(documents)
+def check_facet_keys(keys: Sequence[str]) -> None:
+    """Raise ``ValueError`` naming every key that is not one of :data:`FACET_KEYS`."""
+    unknown = [k for k in keys if k not in FACET_KEYS]
+    if unknown:
+        raise ValueError(
+            f"unknown facet key(s) {', '.join(map(repr, unknown))}; "
+            f"choose from {', '.join(FACET_KEYS)}"
+        )

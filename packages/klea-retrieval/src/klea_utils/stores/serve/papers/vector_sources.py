@@ -15,7 +15,7 @@ import threading
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
-from klea_utils.stores.serve.paper_sources import PaperSource
+from klea_utils.stores.serve.papers.sources import PaperSource
 from klea_utils.stores.store_uri import StoreURI
 from langchain_core.documents import Document
 

@@ -1,4 +1,4 @@
-"""The typed filters of ``retrieve`` and ``search``, shared by the HTTP API and the MCP tools.
+"""The parameters of the search operation, shared by the HTTP API and the MCP tools.
 
 Kept apart from :mod:`klea_utils.stores.serve.mcp_tools` so the HTTP routes are built
 without importing the MCP SDK (``/mcp`` imports it once the socket is open).
@@ -6,31 +6,13 @@ without importing the MCP SDK (``/mcp`` imports it once the socket is open).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from klea_utils.stores.serve.search.backend import SearchFilters
+from pydantic import BaseModel, ConfigDict, Field
 
-from klea_utils.stores.serve.search import SearchFilters
-from pydantic import BaseModel, ConfigDict, Field, create_model
+__all__ = ["MAX_K", "SearchFilterArgs"]
 
-if TYPE_CHECKING:
-    from klea_utils.stores.serve.service import KleaService
-
-__all__ = ["SearchFilterArgs", "filter_model"]
-
-
-def filter_model(service: KleaService) -> type[BaseModel]:
-    """The typed ``filter`` of ``retrieve``: the query schema without its query field."""
-    schema = service.query_schema
-    fields: dict[str, Any] = {
-        name: (info.annotation, Field(default=None, description=info.description))
-        for name, info in schema.model_fields.items()
-        if name != "search_query"
-    }
-    return create_model(
-        "RetrieveFilter",
-        __config__=ConfigDict(extra="forbid"),
-        __doc__="Metadata constraints; leave out what the question does not constrain.",
-        **fields,
-    )
+MAX_K = 50
+"""Largest ``k`` and ``limit`` a request may ask for."""
 
 
 class SearchFilterArgs(BaseModel):

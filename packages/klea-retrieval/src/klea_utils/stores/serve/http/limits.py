@@ -1,11 +1,10 @@
-"""How much one caller may ask of ``klea-serve``: body size, query length, list lengths, load.
+"""How much one caller may ask of the HTTP app as a whole: body size, requests in progress.
 
-:class:`ServeLimits` holds the settings (``klea-serve --max-body-bytes``,
-``--max-query-chars``, ``--max-list-items``, ``--max-concurrent``). The HTTP routes and
-the MCP tools declare the field limits in their schemas, so an over-long field answers
-**422** (HTTP) or a tool error (MCP) naming the field and its limit; the service checks
-the query length again for callers that reach it directly. Two pure ASGI middlewares
-guard the whole application:
+The settings are :class:`~klea_utils.stores.serve.core.options.ServeLimits`. The HTTP
+routes and the MCP tools declare the field limits in their schemas, so an
+over-long field answers **422** (HTTP) or a tool error (MCP) naming the field and its
+limit; the service checks the query length again for callers that reach it directly.
+Two pure ASGI middlewares guard the whole application:
 
 - :class:`BodyLimit`: a request body over ``max_body_bytes`` answers **413**, whether it
   announces its length or streams it in chunks; the body is never read whole first.
@@ -19,48 +18,12 @@ Standard library and Starlette only.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["BodyLimit", "ConcurrencyLimit", "ServeLimits", "refuse"]
-
-
-@dataclass(frozen=True)
-class ServeLimits:
-    """The limits one ``klea-serve`` puts on each request, with their defaults."""
-
-    max_body_bytes: int = 1 << 20
-    """Largest request body (1 MiB): larger answers 413."""
-    max_query_chars: int = 4096
-    """Longest query or question, in characters: longer answers 422."""
-    max_list_items: int = 64
-    """Most items in a list parameter (domains, authors, facet keys, ...)."""
-    max_item_chars: int = 512
-    """Longest item of such a list (a domain, an author, a record id)."""
-    max_concurrent: int = 64
-    """Most requests in progress at once: past it a request answers 503."""
-
-    def __post_init__(self) -> None:
-        for name in (
-            "max_body_bytes",
-            "max_query_chars",
-            "max_list_items",
-            "max_item_chars",
-            "max_concurrent",
-        ):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive whole number, got {value!r}")
-
-    def check_query(self, query: str, field: str = "query") -> None:
-        """Raise ``ValueError`` naming ``field`` when ``query`` is over the length limit."""
-        if len(query) > self.max_query_chars:
-            raise ValueError(
-                f"{field} has {len(query)} characters; at most {self.max_query_chars} are accepted"
-            )
+__all__ = ["BodyLimit", "ConcurrencyLimit", "refuse"]
 
 
 async def refuse(

@@ -1,0 +1,54 @@
+"""The typed ``filter`` of ``retrieve``: the served domains' filter fields, as a schema.
+
+Every domain offers :data:`DEFAULT_FILTER_FIELDS`, overridden by its own
+``filter_fields``; :func:`filter_fields` merges them, and
+:func:`klea_utils.stores.query_schema.build_retrieval_query_schema` turns them into the
+strict query schema a service keeps. :func:`filter_model` is that schema without its
+query field, the ``RetrieveFilter`` the HTTP API and the MCP tool declare.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from klea_utils.stores.config import FilterFieldInfo, RetrieverConfig
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+__all__ = ["DEFAULT_FILTER_FIELDS", "filter_fields", "filter_model"]
+
+DEFAULT_FILTER_FIELDS = (
+    FilterFieldInfo(name="year", description="Publication year.", value_type="int"),
+    FilterFieldInfo(
+        name="authors", description="Author names; every one must be listed.", value_type="list"
+    ),
+    FilterFieldInfo(name="journal", description="Journal or venue name.", value_type="string"),
+    FilterFieldInfo(name="file_name", description="Source file name.", value_type="string"),
+    FilterFieldInfo(
+        name="keywords", description="Keywords; every one must match.", value_type="list"
+    ),
+)
+"""Filter fields every domain offers; a domain's own ``filter_fields`` override by name."""
+
+
+def filter_fields(config: RetrieverConfig) -> list[FilterFieldInfo]:
+    """The default filter fields, overridden by the domains' configured ones."""
+    fields = {f.name: f for f in DEFAULT_FILTER_FIELDS}
+    for domain in config.domains.values():
+        for f in domain.filter_fields:
+            fields[f.name] = f
+    return list(fields.values())
+
+
+def filter_model(query_schema: type[BaseModel]) -> type[BaseModel]:
+    """The typed ``filter`` of ``retrieve``: ``query_schema`` without its query field."""
+    fields: dict[str, Any] = {
+        name: (info.annotation, Field(default=None, description=info.description))
+        for name, info in query_schema.model_fields.items()
+        if name != "search_query"
+    }
+    return create_model(
+        "RetrieveFilter",
+        __config__=ConfigDict(extra="forbid"),
+        __doc__="Metadata constraints; leave out what the question does not constrain.",
+        **fields,
+    )
