@@ -11,7 +11,7 @@ import pytest
 from klea_utils.stores._retrieval.qdrant import close_local_qdrant_client
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.serve.core.options import ServeOptions
-from klea_utils.stores.serve.operations.klea_service import DocumentNotFoundError
+from klea_utils.stores.serve.core.service import DocumentNotFoundError
 from klea_utils.stores.serve.operations.opening import open_service
 from klea_utils.stores.serve.papers.catalogue import StoreLibrary
 from klea_utils.stores.serve.papers.sources import Fts5PaperSource, MemoryPaperSource

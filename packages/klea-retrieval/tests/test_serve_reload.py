@@ -11,7 +11,6 @@ import asyncio
 import json
 import time
 from dataclasses import replace
-from typing import cast
 
 import httpx
 import pytest
@@ -127,7 +126,7 @@ def test_the_watcher_reloads_a_changed_store(stores, fake_embeddings):
     lines: list[str] = []
     live = _live(stores, fake_embeddings, interval=0.1, progress=lines.append)
     port = free_port()
-    app = build_app(cast(KleaService, live), port=port)
+    app = build_app(live, port=port)
     with ServerThread(app, port) as server, httpx.Client(base_url=server.url, timeout=30) as http:
         assert "new2024.pdf" not in _files(http)
         _add_paper(stores)
@@ -153,7 +152,7 @@ def test_post_reload_behind_the_token_and_a_failed_reload_keeps_serving(stores, 
 
     live = LiveService(service, load, interval=0)
     port = free_port()
-    app = build_app(cast(KleaService, live), port=port, access=AccessPolicy(token=TOKEN))
+    app = build_app(live, port=port, access=AccessPolicy(token=TOKEN))
     auth = {"authorization": f"Bearer {TOKEN}"}
     with ServerThread(app, port) as server, httpx.Client(base_url=server.url, timeout=30) as http:
         assert http.post("/api/reload").status_code == 401
@@ -186,7 +185,7 @@ def test_a_reload_serves_the_new_filter_fields_and_domains(stores, fake_embeddin
     service = open_service(options, progress=lambda _: None)
     live = LiveService(service, lambda: state["options"], interval=0)
     port = free_port()
-    app = build_app(cast(KleaService, live), port=port)
+    app = build_app(live, port=port)
 
     async def retrieve_tool() -> dict:
         from mcp import Client

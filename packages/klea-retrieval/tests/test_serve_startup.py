@@ -15,7 +15,6 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import cast
 
 import httpx
 import pytest
@@ -70,7 +69,7 @@ class Gate:
 def _serve(starting: StartingService, options: ServeOptions) -> ServerThread:
     live = LiveService(starting, lambda: options, interval=0)
     port = free_port()
-    return ServerThread(build_app(cast("KleaService", live), port=port), port)
+    return ServerThread(build_app(live, port=port), port)
 
 
 def test_health_answers_while_loading_and_an_early_retrieve_waits(stores, fake_embeddings):

@@ -1,16 +1,17 @@
 """``klea-serve``: one resident process serving the stores to agents (MCP) and people (a page).
 
-Installed with the ``serve`` extra (``pip install 'klea-retrieval[serve]'``: the MCP
-Python SDK, FastAPI and uvicorn); nothing here is imported by the rest of
-``klea_utils.stores``. The names below are the public API; each is imported on first use,
-so importing the package (and ``klea-serve --help``) loads none of the extra.
+Installed with the ``serve`` extra (``pip install 'klea-retrieval[serve]'``: the MCP Python
+SDK, FastAPI and uvicorn); nothing here is imported by the rest of ``klea_utils.stores``.
+The names below are the public API; each is imported on first use, so importing the package
+(and ``klea-serve --help``) loads none of the extra.
 
-The package has rooms: ``core/`` (the options, and the parameters of the operations),
-``papers/`` (the library's papers read from the stores), ``search/`` (sci-etl-search over
-an FTS5 index), ``operations/`` (:class:`KleaService` over stores loaded once),
-``lifecycle/`` (answering while the stores load, and reloading them), the transports
-``mcp_tools`` (the MCP server) and ``http/`` (the JSON API, the page and MCP over HTTP),
-and ``cli`` (the ``klea-serve`` command). A room imports only the rooms listed before it.
+The package has rooms: ``core/`` (the :class:`Service` protocol, its options, and the
+parameters of its operations), ``papers/`` (the library's papers read from the stores),
+``search/`` (sci-etl-search over an FTS5 index), ``operations/`` (:class:`KleaService` over
+stores loaded once), ``lifecycle/`` (answering while the stores load, and reloading them),
+the transports ``mcp_tools`` (the MCP server) and ``http/`` (the JSON API, the page and MCP
+over HTTP), and ``cli`` (the ``klea-serve`` command). A room imports only the rooms listed
+before it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ if TYPE_CHECKING:
         ServeLimits as ServeLimits,
         ServeOptions as ServeOptions,
     )
+    from klea_utils.stores.serve.core.service import (
+        DocumentNotFoundError as DocumentNotFoundError,
+        Service as Service,
+    )
     from klea_utils.stores.serve.http.access import (
         AccessPolicy as AccessPolicy,
         access_policy as access_policy,
@@ -34,16 +39,14 @@ if TYPE_CHECKING:
     from klea_utils.stores.serve.lifecycle.reload import LiveService as LiveService
     from klea_utils.stores.serve.lifecycle.startup import StartingService as StartingService
     from klea_utils.stores.serve.mcp_tools import build_mcp_server as build_mcp_server
-    from klea_utils.stores.serve.operations.klea_service import (
-        DocumentNotFoundError as DocumentNotFoundError,
-        KleaService as KleaService,
-    )
+    from klea_utils.stores.serve.operations.klea_service import KleaService as KleaService
     from klea_utils.stores.serve.operations.opening import open_service as open_service
     # isort: on
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "core.options": ("ServeOptions", "ServeLimits"),
-    "operations.klea_service": ("KleaService", "DocumentNotFoundError"),
+    "core.service": ("Service", "DocumentNotFoundError"),
+    "operations.klea_service": ("KleaService",),
     "operations.opening": ("open_service",),
     "lifecycle.startup": ("StartingService",),
     "lifecycle.reload": ("LiveService",),

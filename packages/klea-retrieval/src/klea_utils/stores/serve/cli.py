@@ -31,7 +31,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Annotated, cast
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from klea_utils.stores._retrieval.cli_options import (
@@ -410,8 +410,7 @@ def _serve_http(options: ServeOptions, args: SimpleNamespace, access: AccessPoli
         interval=args.reload_interval,
         progress=_progress,
     )
-    # LiveService forwards every call to the current service: the app takes it as one.
-    app_ = build_app(cast("KleaService", live), host=args.host, port=args.port, access=access)
+    app_ = build_app(live, host=args.host, port=args.port, access=access)
     server = uvicorn.Server(
         uvicorn.Config(
             app_,

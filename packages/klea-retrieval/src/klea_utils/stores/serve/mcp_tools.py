@@ -1,13 +1,14 @@
-"""The MCP server of ``klea-serve``: four tools over a :class:`KleaService`.
+"""The MCP server of ``klea-serve``: four tools over a service.
 
-Built on the official MCP Python SDK's ``MCPServer`` (the successor of FastMCP in
-``mcp`` 2). The tools' parameters are typed, so a model sees a JSON schema for each;
-``retrieve``'s ``filter`` is the strict query schema of ``klea_utils.stores.query_schema``
-built from the served domains' filter fields, and its description names the domains:
-:func:`refresh_retrieve_tool` declares it anew for the stores a reload opened. Bad input
-(an over-long query or list included: :class:`~klea_utils.stores.serve.core.options.ServeLimits`)
-answers a tool error whose text says what was wrong; a malformed search query answers the
-parser's located error. No tool error carries a path or a store URI's credentials.
+The service is a :class:`~klea_utils.stores.serve.core.service.Service`. Built on the
+official MCP Python SDK's ``MCPServer`` (the successor of FastMCP in ``mcp`` 2). The tools'
+parameters are typed, so a model sees a JSON schema for each; ``retrieve``'s ``filter`` is
+the strict query schema of ``klea_utils.stores.query_schema`` built from the served domains'
+filter fields, and its description names the domains: :func:`refresh_retrieve_tool` declares
+it anew for the stores a reload opened. Bad input (an over-long query or list included:
+:class:`~klea_utils.stores.serve.core.options.ServeLimits`) answers a tool error whose text
+says what was wrong; a malformed search query answers the parser's located error. No tool
+error carries a path or a store URI's credentials.
 """
 
 # No ``from __future__ import annotations``: the tools' annotations name a model built at
@@ -20,7 +21,7 @@ from klea_utils.stores._retrieval.context import DEFAULT_CONTEXT
 from klea_utils.stores.serve.core.params import MAX_K, SearchFilterArgs
 from klea_utils.stores.serve.core.public_errors import log_failure, public_text
 from klea_utils.stores.serve.core.retrieve_filter import filter_model
-from klea_utils.stores.serve.operations.klea_service import KleaService
+from klea_utils.stores.serve.core.service import Service
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
@@ -58,13 +59,13 @@ async def _answer(
         raise ToolError(f"{tool} failed: {problem} (request {rid} in the server's log)") from exc
 
 
-def refresh_retrieve_tool(server: MCPServer, service: KleaService) -> None:
+def refresh_retrieve_tool(server: MCPServer, service: Service) -> None:
     """Declare ``retrieve`` anew: its filter fields and domains are the stores' served now."""
     server.remove_tool("retrieve")
     _add_retrieve(server, service)
 
 
-def _add_retrieve(server: MCPServer, service: KleaService) -> None:
+def _add_retrieve(server: MCPServer, service: Service) -> None:
     limits = service.options.limits
     RetrieveFilter = filter_model(service.query_schema)  # noqa: N806 - a class built at run time
     domains_known = list(service.options.config.domains)  # nothing loaded needed
@@ -119,7 +120,7 @@ def _add_retrieve(server: MCPServer, service: KleaService) -> None:
         )
 
 
-def build_mcp_server(service: KleaService) -> MCPServer:
+def build_mcp_server(service: Service) -> MCPServer:
     """The MCP server whose tools call ``service``."""
     server = MCPServer("klea-serve", instructions=INSTRUCTIONS, log_level="WARNING")
     limits = service.options.limits

@@ -1,10 +1,11 @@
 """The typed ``filter`` of ``retrieve``: the served domains' filter fields, as a schema.
 
 Every domain offers :data:`DEFAULT_FILTER_FIELDS`, overridden by its own
-``filter_fields``; :func:`filter_fields` merges them, and
-:func:`klea_utils.stores.query_schema.build_retrieval_query_schema` turns them into the
-strict query schema a service keeps. :func:`filter_model` is that schema without its
-query field, the ``RetrieveFilter`` the HTTP API and the MCP tool declare.
+``filter_fields``; :func:`query_schema` is the strict query schema of the merged fields
+(:func:`klea_utils.stores.query_schema.build_retrieval_query_schema`), which a service
+keeps. :func:`metadata_filter` turns typed filter values into the filter DSL through it,
+and :func:`filter_model` is the schema without its query field, the ``RetrieveFilter``
+the HTTP API and the MCP tool declare.
 """
 
 from __future__ import annotations
@@ -12,9 +13,16 @@ from __future__ import annotations
 from typing import Any
 
 from klea_utils.stores.config import FilterFieldInfo, RetrieverConfig
+from klea_utils.stores.query_schema import build_retrieval_query_schema
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-__all__ = ["DEFAULT_FILTER_FIELDS", "filter_fields", "filter_model"]
+__all__ = [
+    "DEFAULT_FILTER_FIELDS",
+    "filter_fields",
+    "filter_model",
+    "metadata_filter",
+    "query_schema",
+]
 
 DEFAULT_FILTER_FIELDS = (
     FilterFieldInfo(name="year", description="Publication year.", value_type="int"),
@@ -37,6 +45,26 @@ def filter_fields(config: RetrieverConfig) -> list[FilterFieldInfo]:
         for f in domain.filter_fields:
             fields[f.name] = f
     return list(fields.values())
+
+
+def query_schema(config: RetrieverConfig) -> type[BaseModel]:
+    """The strict query schema of the filter fields of ``config``'s domains."""
+    return build_retrieval_query_schema(filter_fields(config))
+
+
+def metadata_filter(
+    schema: type[BaseModel], values: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """The DSL filter for typed filter ``values``, the fields of the query ``schema``.
+
+    Raises:
+        ValueError: When a value does not fit its field (pydantic's message).
+    """
+    if not values:
+        return None
+    model: Any = schema.model_validate({"search_query": "", **values})
+    result: dict[str, Any] | None = model.to_metadata_filter()
+    return result
 
 
 def filter_model(query_schema: type[BaseModel]) -> type[BaseModel]:

@@ -36,11 +36,11 @@ from klea_utils.stores.exceptions import KleaStoresError
 from klea_utils.stores.serve.core.params import MAX_K, SearchFilterArgs
 from klea_utils.stores.serve.core.public_errors import log_failure, public_text
 from klea_utils.stores.serve.core.retrieve_filter import filter_model
+from klea_utils.stores.serve.core.service import DocumentNotFoundError, Service
 from klea_utils.stores.serve.http.access import AccessPolicy
 from klea_utils.stores.serve.http.guard import protect
 from klea_utils.stores.serve.http.mcp_route import MCP_PATH, LazyMcpRoute
 from klea_utils.stores.serve.lifecycle.reload import LiveService
-from klea_utils.stores.serve.operations.klea_service import DocumentNotFoundError, KleaService
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sci_etl_core.exceptions import SearchError
 from starlette.routing import Route
@@ -156,7 +156,7 @@ def _docs_page(schema: dict[str, Any]) -> str:
 
 
 def build_app(
-    service: KleaService,
+    service: Service,
     *,
     host: str = "127.0.0.1",
     port: int = 8765,

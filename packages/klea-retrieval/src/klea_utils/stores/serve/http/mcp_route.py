@@ -16,11 +16,12 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from klea_utils.stores.serve.core.public_errors import public_text
+from klea_utils.stores.serve.lifecycle.reload import LiveService
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 if TYPE_CHECKING:
-    from klea_utils.stores.serve.operations.klea_service import KleaService
+    from klea_utils.stores.serve.core.service import Service
     from starlette.types import Receive, Scope, Send
 
 __all__ = ["MCP_PATH", "LazyMcpRoute"]
@@ -33,12 +34,13 @@ _log = logging.getLogger(__name__)
 class LazyMcpRoute:
     """The ASGI endpoint of ``/mcp`` for ``service``, ready once :meth:`run` has built it."""
 
-    def __init__(self, service: KleaService, host: str) -> None:
+    def __init__(self, service: Service, host: str) -> None:
         self._service = service
         self._host = host
         self._route: Route | None = None
         self._server: Any = None
-        self._generation = getattr(service, "generation", None)
+        self._live = service if isinstance(service, LiveService) else None
+        self._generation = self._live.generation if self._live is not None else 1
         self._error: BaseException | None = None
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
@@ -89,8 +91,10 @@ class LazyMcpRoute:
     def _follow_reloads(self) -> None:
         """Declare ``retrieve`` anew once a reload has opened other stores (new domains,
         new filter fields); the other tools' parameters do not depend on the stores."""
-        generation = getattr(self._service, "generation", None)
-        if generation == self._generation or self._server is None:
+        if self._live is None or self._server is None:
+            return
+        generation = self._live.generation
+        if generation == self._generation:
             return
         from klea_utils.stores.serve.mcp_tools import refresh_retrieve_tool
 

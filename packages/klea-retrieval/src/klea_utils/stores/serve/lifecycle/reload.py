@@ -1,8 +1,7 @@
 """A store rebuilt while ``klea-serve`` runs, served without a restart or a failed request.
 
-:class:`LiveService` stands where a
-:class:`~klea_utils.stores.serve.operations.klea_service.KleaService` is expected (the HTTP
-routes and the MCP tools call it) and forwards every call to the current service.
+:class:`LiveService` is the :class:`~klea_utils.stores.serve.core.service.Service` the HTTP
+routes and the MCP tools call; it runs each operation on the current service.
 :meth:`LiveService.reload` opens a new service from the stores as they are now, in a worker
 thread while the current one keeps answering, then swaps it in: a request runs wholly on the
 service it started on, and the old one is closed once its last request has answered. Reloads
@@ -18,20 +17,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import inspect
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from klea_utils.stores.serve.core.options import ServeOptions
+from klea_utils.stores.serve.core.service import Service
 from klea_utils.stores.serve.lifecycle.startup import StartingService
 from klea_utils.stores.serve.operations.klea_service import KleaService
 from klea_utils.stores.serve.operations.opening import open_service
+from klea_utils.stores.serve.search.backend import SearchFilters
+from pydantic import BaseModel
 
 __all__ = ["LiveService", "store_files"]
 
@@ -109,13 +109,18 @@ def _forget_cached_clients() -> None:
 
 @dataclass
 class _Generation:
-    service: KleaService
+    service: KleaService | StartingService
     number: int
     active: int = 0
+    """Requests running on ``service``: it is closed once they have answered."""
 
 
 class LiveService:
     """The current :class:`KleaService`, swapped for a freshly opened one on reload.
+
+    The :class:`~klea_utils.stores.serve.core.service.Service` of a running server: each
+    operation runs wholly on the service current when it was called, which counts it, so
+    a retired service is closed once its last request has answered.
 
     ``load_options`` reads the stores afresh (the command line re-reads its stores
     configuration); ``config_file`` is watched besides the stores; ``interval`` is the
@@ -132,8 +137,7 @@ class LiveService:
         drain_timeout: float = 300.0,
         progress: Callable[[str], None] = lambda _: None,
     ) -> None:
-        # A StartingService answers every call a KleaService does (its load still running).
-        self._generation = _Generation(cast("KleaService", service), 1)
+        self._generation = _Generation(service, 1)
         self._load_options = load_options
         self.config_file = config_file
         self.interval = interval
@@ -144,7 +148,7 @@ class LiveService:
         self._watcher: asyncio.Task[None] | None = None
 
     @property
-    def current(self) -> KleaService:
+    def current(self) -> KleaService | StartingService:
         """The service new requests run on."""
         return self._generation.service
 
@@ -153,21 +157,93 @@ class LiveService:
         """How many services have been opened (1 before the first reload)."""
         return self._generation.number
 
-    def __getattr__(self, name: str) -> Any:
+    # -- the operations, each on the current service -------------------------------------
+
+    @contextlib.contextmanager
+    def _request(self) -> Iterator[Service]:
+        """The current service, counted as in use until the block ends (typed as the
+        protocol, so mypy checks both kinds of service against it)."""
         generation = self._generation
-        value = getattr(generation.service, name)
-        if not inspect.iscoroutinefunction(value):
-            return value
+        generation.active += 1
+        try:
+            yield generation.service
+        finally:
+            generation.active -= 1
 
-        @functools.wraps(value)
-        async def counted(*args: Any, **kwargs: Any) -> Any:
-            generation.active += 1
-            try:
-                return await value(*args, **kwargs)
-            finally:
-                generation.active -= 1
+    @property
+    def options(self) -> ServeOptions:
+        """The current service's options."""
+        return self.current.options
 
-        return counted
+    @property
+    def query_schema(self) -> type[BaseModel]:
+        """The current service's query schema (a reload may change its filter fields)."""
+        return self.current.query_schema
+
+    def to_metadata_filter(self, values: dict[str, Any] | None) -> dict[str, Any] | None:
+        """:meth:`KleaService.to_metadata_filter` of the current service."""
+        return self.current.to_metadata_filter(values)
+
+    async def retrieve(
+        self,
+        query: str,
+        *,
+        k: int = 5,
+        filter: dict[str, Any] | None = None,
+        domains: Sequence[str] | None = None,
+        context: str | None = None,
+        context_tokens: int | None = None,
+    ) -> dict[str, Any]:
+        """:meth:`KleaService.retrieve` on the current service."""
+        with self._request() as service:
+            return await service.retrieve(
+                query,
+                k=k,
+                filter=filter,
+                domains=domains,
+                context=context,
+                context_tokens=context_tokens,
+            )
+
+    async def search(
+        self,
+        query: str,
+        *,
+        mode: str | None = None,
+        limit: int = 10,
+        filters: SearchFilters | None = None,
+        any_words: bool | None = None,
+        group: str = "passage",
+    ) -> dict[str, Any]:
+        """:meth:`KleaService.search` on the current service."""
+        with self._request() as service:
+            return await service.search(
+                query, mode=mode, limit=limit, filters=filters, any_words=any_words, group=group
+            )
+
+    async def graph(self, record_ids: Sequence[str]) -> dict[str, Any]:
+        """:meth:`KleaService.graph` on the current service."""
+        with self._request() as service:
+            return await service.graph(record_ids)
+
+    async def get_document(self, file_name: str) -> dict[str, Any]:
+        """:meth:`KleaService.get_document` on the current service."""
+        with self._request() as service:
+            return await service.get_document(file_name)
+
+    async def facets(
+        self, keys: Sequence[str] | None = None, query: str | None = None
+    ) -> dict[str, Any]:
+        """:meth:`KleaService.facets` on the current service."""
+        with self._request() as service:
+            return await service.facets(keys, query)
+
+    async def health(self) -> dict[str, Any]:
+        """:meth:`KleaService.health` of the current service."""
+        with self._request() as service:
+            return await service.health()
+
+    # -- reloading -----------------------------------------------------------------------
 
     def watched(self) -> list[Path]:
         """The files :meth:`watch` polls for the current stores."""
@@ -175,7 +251,7 @@ class LiveService:
 
     def _loaded_current(self) -> KleaService:
         """The current service, waiting for it when it is still loading at start-up."""
-        current: Any = self.current
+        current = self.current
         return current.wait() if isinstance(current, StartingService) else current
 
     def _open_next(self) -> KleaService:
@@ -227,7 +303,7 @@ class LiveService:
         While the stores still load at start-up, watching starts once they are open
         (opening Chroma touches its files).
         """
-        current: Any = self.current
+        current = self.current
         if isinstance(current, StartingService):
             with contextlib.suppress(Exception):  # a failed start stops the server
                 await current.ready()

@@ -24,10 +24,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from klea_utils.stores.exceptions import ServeStartupError
-from klea_utils.stores.query_schema import build_retrieval_query_schema
 from klea_utils.stores.serve.core.options import ServeOptions
 from klea_utils.stores.serve.core.public_errors import public_text
-from klea_utils.stores.serve.core.retrieve_filter import filter_fields
+from klea_utils.stores.serve.core.retrieve_filter import metadata_filter, query_schema
 from klea_utils.stores.serve.operations.klea_service import KleaService
 from klea_utils.stores.serve.operations.opening import open_service
 from klea_utils.stores.serve.search.backend import SearchFilters
@@ -39,7 +38,9 @@ _log = logging.getLogger(__name__)
 
 
 class StartingService:
-    """A :class:`KleaService` being opened in the background, answering meanwhile.
+    """A :class:`KleaService` being opened in the background, answering meanwhile: the
+    :class:`~klea_utils.stores.serve.core.service.Service` of a server whose socket opened
+    before its stores.
 
     ``opener`` opens the service (default: :func:`open_service` with ``progress``);
     ``on_failure`` receives the exception when it fails. Until :meth:`start` is called
@@ -55,9 +56,7 @@ class StartingService:
         on_failure: Callable[[BaseException], None] = lambda _: None,
     ) -> None:
         self.options = options
-        self.query_schema: type[BaseModel] = build_retrieval_query_schema(
-            filter_fields(options.config)
-        )
+        self.query_schema: type[BaseModel] = query_schema(options.config)
         self.started = time.time()
         self._opener = opener or (lambda o: open_service(o, progress=progress))
         self._on_failure = on_failure
@@ -123,11 +122,6 @@ class StartingService:
         except Exception as exc:
             raise _failed(exc) from exc
 
-    @property
-    def pipeline(self) -> Any:
-        """The loaded service's pipeline (waits for the load)."""
-        return self.wait().pipeline
-
     # -- the operations ------------------------------------------------------------------
 
     async def health(self) -> dict[str, Any]:
@@ -139,9 +133,7 @@ class StartingService:
         return {
             "status": "failed" if failure is not None else "starting",
             "ready": False,
-            "error": None
-            if failure is None
-            else public_text(f"{type(failure).__name__}: {failure}"),
+            "error": _described(failure),
             "domains": list(self.options.config.domains),
             "papers": None,
             "passages": None,
@@ -153,21 +145,44 @@ class StartingService:
 
     def to_metadata_filter(self, values: dict[str, Any] | None) -> dict[str, Any] | None:
         """See :meth:`KleaService.to_metadata_filter` (the schema needs nothing loaded)."""
-        if not values:
-            return None
-        model: Any = self.query_schema.model_validate({"search_query": "", **values})
-        result: dict[str, Any] | None = model.to_metadata_filter()
-        return result
+        return metadata_filter(self.query_schema, values)
 
-    async def retrieve(self, query: str, **kwargs: Any) -> dict[str, Any]:
+    async def retrieve(
+        self,
+        query: str,
+        *,
+        k: int = 5,
+        filter: dict[str, Any] | None = None,
+        domains: Sequence[str] | None = None,
+        context: str | None = None,
+        context_tokens: int | None = None,
+    ) -> dict[str, Any]:
         """:meth:`KleaService.retrieve`, once the stores are open."""
-        return await (await self.ready()).retrieve(query, **kwargs)
+        service = await self.ready()
+        return await service.retrieve(
+            query,
+            k=k,
+            filter=filter,
+            domains=domains,
+            context=context,
+            context_tokens=context_tokens,
+        )
 
     async def search(
-        self, query: str, *, filters: SearchFilters | None = None, **kwargs: Any
+        self,
+        query: str,
+        *,
+        mode: str | None = None,
+        limit: int = 10,
+        filters: SearchFilters | None = None,
+        any_words: bool | None = None,
+        group: str = "passage",
     ) -> dict[str, Any]:
         """:meth:`KleaService.search`, once the stores are open."""
-        return await (await self.ready()).search(query, filters=filters, **kwargs)
+        service = await self.ready()
+        return await service.search(
+            query, mode=mode, limit=limit, filters=filters, any_words=any_words, group=group
+        )
 
     async def graph(self, record_ids: Sequence[str]) -> dict[str, Any]:
         """:meth:`KleaService.graph`, once the stores are open."""

@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from klea_utils.stores.pipeline import KleaPipeline
-from klea_utils.stores.query_schema import build_retrieval_query_schema
 from klea_utils.stores.serve.core.options import ServeOptions
 from klea_utils.stores.serve.core.params import MAX_K
 from klea_utils.stores.serve.core.public_errors import public_text
-from klea_utils.stores.serve.core.retrieve_filter import filter_fields
+from klea_utils.stores.serve.core.retrieve_filter import metadata_filter, query_schema
+from klea_utils.stores.serve.core.service import DocumentNotFoundError
 from klea_utils.stores.serve.papers.catalogue import StoreLibrary
 from klea_utils.stores.serve.papers.paper import FACET_KEYS, check_facet_keys, display_metadata
 from klea_utils.stores.serve.search.backend import SearchBackend, SearchFilters
@@ -29,13 +29,9 @@ from klea_utils.stores.utils import serialize_reference_material, truncate_refer
 from langchain_core.documents import Document
 from pydantic import BaseModel
 
-__all__ = ["DocumentNotFoundError", "KleaService"]
+__all__ = ["KleaService"]
 
 _log = logging.getLogger(__name__)
-
-
-class DocumentNotFoundError(LookupError):
-    """No paper with the requested file name is in the library."""
 
 
 def _passage(domain: str, doc: Document, score: float) -> dict[str, Any]:
@@ -49,7 +45,7 @@ def _passage(domain: str, doc: Document, score: float) -> dict[str, Any]:
 
 
 class KleaService:
-    """retrieve / search / get_document / facets over what was loaded once."""
+    """The :class:`~klea_utils.stores.serve.core.service.Service` over what was loaded once."""
 
     def __init__(
         self,
@@ -63,8 +59,7 @@ class KleaService:
         self.library = library
         self.search_backend = search
         self.started = time.time()
-        schema = build_retrieval_query_schema(filter_fields(options.config))
-        self.query_schema: type[BaseModel] = schema
+        self.query_schema: type[BaseModel] = query_schema(options.config)
 
     # -- retrieve ----------------------------------------------------------------------
 
@@ -74,11 +69,7 @@ class KleaService:
         Raises:
             ValueError: When a value does not fit its field (pydantic's message).
         """
-        if not values:
-            return None
-        model: Any = self.query_schema.model_validate({"search_query": "", **values})
-        result: dict[str, Any] | None = model.to_metadata_filter()
-        return result
+        return metadata_filter(self.query_schema, values)
 
     async def retrieve(
         self,

@@ -1,0 +1,106 @@
+"""The operations every ``klea-serve`` service answers: the :class:`Service` protocol.
+
+Three classes stand behind it, each a whole service to its callers:
+:class:`~klea_utils.stores.serve.operations.klea_service.KleaService` (the operations over
+stores loaded once), :class:`~klea_utils.stores.serve.lifecycle.startup.StartingService`
+(the same while the stores still load) and
+:class:`~klea_utils.stores.serve.lifecycle.reload.LiveService` (the current service,
+swapped for a new one on reload). The transports, the HTTP app and the MCP tools, take a
+:class:`Service` and never ask which one it is. Each operation answers a JSON-ready
+dictionary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from klea_utils.stores.serve.core.options import ServeOptions
+    from klea_utils.stores.serve.search.backend import SearchFilters
+    from pydantic import BaseModel
+
+__all__ = ["DocumentNotFoundError", "Service"]
+
+
+class DocumentNotFoundError(LookupError):
+    """No paper with the requested file name is in the library."""
+
+
+class Service(Protocol):
+    """retrieve, search, graph, get_document, facets and health over the served stores."""
+
+    @property
+    def options(self) -> ServeOptions:
+        """What is served, and the limits on each request."""
+
+    @property
+    def query_schema(self) -> type[BaseModel]:
+        """The strict query schema of the stores served now (their filter fields)."""
+
+    def to_metadata_filter(self, values: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The DSL filter for typed filter ``values`` (the query schema's fields).
+
+        Raises:
+            ValueError: When a value does not fit its field (pydantic's message).
+        """
+
+    async def retrieve(
+        self,
+        query: str,
+        *,
+        k: int = 5,
+        filter: dict[str, Any] | None = None,
+        domains: Sequence[str] | None = None,
+        context: str | None = None,
+        context_tokens: int | None = None,
+    ) -> dict[str, Any]:
+        """The fused klea pipeline: passages, notes of degraded legs, and references.
+
+        Raises:
+            ValueError: Blank query, ``k`` out of range, unknown domain, bad filter, bad
+                context settings.
+        """
+
+    async def search(
+        self,
+        query: str,
+        *,
+        mode: str | None = None,
+        limit: int = 10,
+        filters: SearchFilters | None = None,
+        any_words: bool | None = None,
+        group: str = "passage",
+    ) -> dict[str, Any]:
+        """sci-etl-search Boolean / hybrid search with snippets, or the located error.
+
+        Raises:
+            LookupError: When no FTS5 index is served.
+            ValueError: Bad mode, limit, group, or a filter the index cannot apply.
+        """
+
+    async def graph(self, record_ids: Sequence[str]) -> dict[str, Any]:
+        """Edges by meaning between search results (empty without a vector memory)."""
+
+    async def get_document(self, file_name: str) -> dict[str, Any]:
+        """A paper's metadata and its passages in order.
+
+        Raises:
+            DocumentNotFoundError: When the library has no such file.
+        """
+
+    async def facets(
+        self, keys: Sequence[str] | None = None, query: str | None = None
+    ) -> dict[str, Any]:
+        """Papers per year, author, journal, tag and collection; with ``query``, over its
+        matches.
+
+        Raises:
+            ValueError: Unknown key or a malformed query (the message locates it).
+        """
+
+    async def health(self) -> dict[str, Any]:
+        """What is loaded, for ``/api/health``."""
+
+    async def aclose(self) -> None:
+        """Close what the service holds open."""
