@@ -18,6 +18,7 @@ import httpx
 import pytest
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.serve.core.options import ServeLimits, ServeOptions
+from klea_utils.stores.serve.core.params import SearchParams
 from klea_utils.stores.serve.core.public_errors import public_text
 from klea_utils.stores.serve.http.app import build_app
 from klea_utils.stores.serve.http.limits import ConcurrencyLimit
@@ -124,7 +125,7 @@ def test_the_default_query_limit_is_4096_characters(stores, fake_embeddings):
         with pytest.raises(ValueError, match="4097 characters; at most 4096"):
             asyncio.run(service.retrieve("g" * 4097))
         with pytest.raises(ValueError, match="at most 4096"):
-            asyncio.run(service.search("g" * 4097))
+            asyncio.run(service.search(SearchParams(query="g" * 4097)))
     finally:
         asyncio.run(service.aclose())
 

@@ -11,11 +11,12 @@ import httpx
 import pytest
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.serve.core.options import ServeOptions
+from klea_utils.stores.serve.core.params import SearchFilters
 from klea_utils.stores.serve.http.app import build_app
 from klea_utils.stores.serve.operations.klea_service import KleaService
 from klea_utils.stores.serve.operations.opening import open_service
 from klea_utils.stores.serve.papers.paper import FACET_KEYS, display_metadata
-from klea_utils.stores.serve.search.backend import SearchFilters
+from klea_utils.stores.serve.search.backend import store_filters
 from retrieval_support import corpus_documents, write_corpus_pickle, write_fts5_index
 
 LIBRARY: dict[str, dict[str, Any]] = {
@@ -40,9 +41,9 @@ def test_display_metadata_carries_citekey_tags_and_collections() -> None:
 
 def test_a_collection_filter_needs_the_key_tagged() -> None:
     filters = SearchFilters(collections=("Thesis",))
-    assert [f.key for f in filters.to_store_filters(frozenset({"collections"}))] == ["collections"]
+    assert [f.key for f in store_filters(filters, frozenset({"collections"}))] == ["collections"]
     with pytest.raises(ValueError, match="no facet 'collections'"):
-        filters.to_store_filters(frozenset({"year"}))
+        store_filters(filters, frozenset({"year"}))
 
 
 @pytest.fixture(scope="module")

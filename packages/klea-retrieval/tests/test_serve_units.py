@@ -7,11 +7,12 @@ import sys
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from klea_utils.stores.serve.core.params import SearchFilters
 from klea_utils.stores.serve.papers.catalogue import StoreLibrary
 from klea_utils.stores.serve.papers.grouped import Library
 from klea_utils.stores.serve.papers.paper import FACET_KEYS, display_metadata
 from klea_utils.stores.serve.papers.sources import MemoryPaperSource
-from klea_utils.stores.serve.search.backend import SearchFilters, question_query
+from klea_utils.stores.serve.search.backend import question_query, store_filters
 from langchain_core.documents import Document
 from retrieval_support import corpus_documents, write_corpus_pickle
 from sci_etl_core.search import describe, parse_query
@@ -51,8 +52,8 @@ def test_a_rewritten_question_always_parses_as_an_or_of_phrases(text):
 def test_search_filters_name_the_missing_facet():
     filters = SearchFilters(year_from=2010, authors=("Ann Smith",))
     with pytest.raises(ValueError, match="no facet 'authors'; it tags: journal, year"):
-        filters.to_store_filters(frozenset({"year", "journal"}))
-    built = filters.to_store_filters(frozenset({"year", "authors"}))
+        store_filters(filters, frozenset({"year", "journal"}))
+    built = store_filters(filters, frozenset({"year", "authors"}))
     assert [f.key for f in built] == ["year", "authors"]
 
 

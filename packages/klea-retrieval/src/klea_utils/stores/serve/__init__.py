@@ -27,6 +27,10 @@ if TYPE_CHECKING:
         ServeLimits as ServeLimits,
         ServeOptions as ServeOptions,
     )
+    from klea_utils.stores.serve.core.params import (
+        SearchFilters as SearchFilters,
+        SearchParams as SearchParams,
+    )
     from klea_utils.stores.serve.core.service import (
         DocumentNotFoundError as DocumentNotFoundError,
         Service as Service,
@@ -46,6 +50,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, tuple[str, ...]] = {
     "core.options": ("ServeOptions", "ServeLimits"),
     "core.service": ("Service", "DocumentNotFoundError"),
+    "core.params": ("SearchParams", "SearchFilters"),
     "operations.klea_service": ("KleaService",),
     "operations.opening": ("open_service",),
     "lifecycle.startup": ("StartingService",),

@@ -18,7 +18,13 @@ from collections.abc import Awaitable
 from typing import Annotated, Any, Literal
 
 from klea_utils.stores._retrieval.context import DEFAULT_CONTEXT
-from klea_utils.stores.serve.core.params import MAX_K, SearchFilterArgs
+from klea_utils.stores.serve.core.params import (
+    MAX_K,
+    Grouping,
+    SearchFilters,
+    SearchMode,
+    SearchParams,
+)
 from klea_utils.stores.serve.core.public_errors import log_failure, public_text
 from klea_utils.stores.serve.core.retrieve_filter import filter_model
 from klea_utils.stores.serve.core.service import Service
@@ -26,13 +32,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-__all__ = [
-    "INSTRUCTIONS",
-    "SearchFilterArgs",
-    "build_mcp_server",
-    "filter_model",
-    "refresh_retrieve_tool",
-]
+__all__ = ["INSTRUCTIONS", "build_mcp_server", "refresh_retrieve_tool"]
 
 INSTRUCTIONS = (
     "Search a researcher's library of ingested papers. Use `retrieve` for passages that "
@@ -57,6 +57,12 @@ async def _answer(
         rid = log_failure(f"MCP tool {tool}", exc)
         problem = public_text(f"{type(exc).__name__}: {exc}")
         raise ToolError(f"{tool} failed: {problem} (request {rid} in the server's log)") from exc
+
+
+def _described(name: str, **constraints: Any) -> Any:
+    """A tool argument's ``Field``: the description of :class:`SearchParams`'s field
+    ``name``, with ``constraints``."""
+    return Field(description=SearchParams.model_fields[name].description, **constraints)
 
 
 def refresh_retrieve_tool(server: MCPServer, service: Service) -> None:
@@ -128,27 +134,11 @@ def build_mcp_server(service: Service) -> MCPServer:
 
     @server.tool()
     async def search(
-        query: Annotated[
-            str,
-            Field(
-                max_length=limits.max_query_chars,
-                description='Boolean query (AND, OR, NOT, "phrase", title:word, pre*) '
-                "or a plain question (searched as the OR of its words).",
-            ),
-        ],
-        mode: Annotated[
-            Literal["lexical", "semantic", "hybrid"] | None,
-            Field(description="Default: hybrid with a vector memory, else lexical."),
-        ] = None,
-        limit: Annotated[int, Field(ge=1, le=MAX_K, description="Hits to return.")] = 10,
-        filters: SearchFilterArgs | None = None,
-        group: Annotated[
-            Literal["passage", "paper"],
-            Field(
-                description="`paper`: one entry per paper (its best passages under it), "
-                "`limit` papers; `passage`: one hit per passage."
-            ),
-        ] = "passage",
+        query: Annotated[str, _described("query", max_length=limits.max_query_chars)],
+        mode: Annotated[SearchMode | None, _described("mode")] = None,
+        limit: Annotated[int, _described("limit", ge=1, le=MAX_K)] = 10,
+        filters: SearchFilters | None = None,
+        group: Annotated[Grouping, _described("group")] = "passage",
     ) -> dict[str, Any]:
         """Boolean or hybrid search over the FTS5 index, with highlighted snippets.
 
@@ -160,17 +150,10 @@ def build_mcp_server(service: Service) -> MCPServer:
         first three authors and `authors_total`, year, journal, the pages of its hits,
         and `passages`, its best hits.
         """
-        return await _answer(
-            "search",
-            service.search(
-                query,
-                mode=mode,
-                limit=limit,
-                filters=filters.to_filters() if filters else None,
-                group=group,
-            ),
-            (ValueError, LookupError),
+        params = SearchParams(
+            query=query, mode=mode, limit=limit, filters=filters or SearchFilters(), group=group
         )
+        return await _answer("search", service.search(params), (ValueError, LookupError))
 
     @server.tool()
     async def get_document(

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from klea_utils.stores.serve.core.options import ServeOptions
-    from klea_utils.stores.serve.search.backend import SearchFilters
+    from klea_utils.stores.serve.core.params import SearchParams
     from pydantic import BaseModel
 
 __all__ = ["DocumentNotFoundError", "Service"]
@@ -62,21 +62,12 @@ class Service(Protocol):
                 context settings.
         """
 
-    async def search(
-        self,
-        query: str,
-        *,
-        mode: str | None = None,
-        limit: int = 10,
-        filters: SearchFilters | None = None,
-        any_words: bool | None = None,
-        group: str = "passage",
-    ) -> dict[str, Any]:
+    async def search(self, params: SearchParams) -> dict[str, Any]:
         """sci-etl-search Boolean / hybrid search with snippets, or the located error.
 
         Raises:
             LookupError: When no FTS5 index is served.
-            ValueError: Bad mode, limit, group, or a filter the index cannot apply.
+            ValueError: A query over the length limit, or a filter the index cannot apply.
         """
 
     async def graph(self, record_ids: Sequence[str]) -> dict[str, Any]:

@@ -33,13 +33,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from klea_utils.stores._retrieval.context import DEFAULT_CONTEXT
 from klea_utils.stores.exceptions import KleaStoresError
-from klea_utils.stores.serve.core.params import MAX_K, SearchFilterArgs
+from klea_utils.stores.serve.core.params import MAX_K
 from klea_utils.stores.serve.core.public_errors import log_failure, public_text
 from klea_utils.stores.serve.core.retrieve_filter import filter_model
 from klea_utils.stores.serve.core.service import DocumentNotFoundError, Service
 from klea_utils.stores.serve.http.access import AccessPolicy
 from klea_utils.stores.serve.http.guard import protect
 from klea_utils.stores.serve.http.mcp_route import MCP_PATH, LazyMcpRoute
+from klea_utils.stores.serve.http.search_query import search_params, search_query_model
 from klea_utils.stores.serve.lifecycle.reload import LiveService
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sci_etl_core.exceptions import SearchError
@@ -260,47 +261,22 @@ def build_app(
         except ValueError as exc:
             raise _bad_request(exc) from exc
 
+    LimitedSearchQuery = search_query_model(limits)  # noqa: N806 - a class built per app
+
     @app.get(
         "/api/search",
         summary="Boolean / hybrid search with snippets",
         responses=_answers(404),
     )
     async def search(
-        q: Annotated[
-            str,
-            Query(
-                min_length=1,
-                max_length=limits.max_query_chars,
-                description="Boolean query or question.",
-            ),
-        ],
-        mode: Literal["lexical", "semantic", "hybrid"] | None = None,
-        limit: Annotated[int, Query(ge=1, le=MAX_K)] = 10,
-        year_from: int | None = None,
-        year_to: int | None = None,
-        author: Annotated[list[Item] | None, Query(max_length=limits.max_list_items)] = None,
-        journal: Annotated[list[Item] | None, Query(max_length=limits.max_list_items)] = None,
-        tag: Annotated[list[Item] | None, Query(max_length=limits.max_list_items)] = None,
-        collection: Annotated[list[Item] | None, Query(max_length=limits.max_list_items)] = None,
-        any_words: bool | None = None,
-        group: Literal["passage", "paper"] = "passage",
+        parameters: Annotated[LimitedSearchQuery, Query()],  # type: ignore[valid-type]
     ) -> dict[str, Any]:
         """Hits with highlighted snippets and chips; a malformed query answers 200 with
         ``error`` (message, position, token, caret). ``group=paper`` answers ``papers``
         instead of ``hits``: one per paper, ranked by its best passage, with its best
         passages under it."""
-        filters = SearchFilterArgs(
-            year_from=year_from,
-            year_to=year_to,
-            authors=author or [],
-            journals=journal or [],
-            tags=tag or [],
-            collections=collection or [],
-        ).to_filters()
         try:
-            return await service.search(
-                q, mode=mode, limit=limit, filters=filters, any_words=any_words, group=group
-            )
+            return await service.search(search_params(parameters))
         except LookupError as exc:
             raise HTTPException(status_code=404, detail=public_text(str(exc))) from exc
         except ValueError as exc:

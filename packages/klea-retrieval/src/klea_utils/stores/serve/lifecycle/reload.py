@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores.serve.core.options import ServeOptions
+from klea_utils.stores.serve.core.params import SearchParams
 from klea_utils.stores.serve.core.service import Service
 from klea_utils.stores.serve.lifecycle.startup import StartingService
 from klea_utils.stores.serve.operations.klea_service import KleaService
 from klea_utils.stores.serve.operations.opening import open_service
-from klea_utils.stores.serve.search.backend import SearchFilters
 from pydantic import BaseModel
 
 __all__ = ["LiveService", "store_files"]
@@ -205,21 +205,10 @@ class LiveService:
                 context_tokens=context_tokens,
             )
 
-    async def search(
-        self,
-        query: str,
-        *,
-        mode: str | None = None,
-        limit: int = 10,
-        filters: SearchFilters | None = None,
-        any_words: bool | None = None,
-        group: str = "passage",
-    ) -> dict[str, Any]:
-        """:meth:`KleaService.search` on the current service."""
+    async def search(self, params: SearchParams) -> dict[str, Any]:
+        """:meth:`KleaService.search`, on the current service."""
         with self._request() as service:
-            return await service.search(
-                query, mode=mode, limit=limit, filters=filters, any_words=any_words, group=group
-            )
+            return await service.search(params)
 
     async def graph(self, record_ids: Sequence[str]) -> dict[str, Any]:
         """:meth:`KleaService.graph` on the current service."""

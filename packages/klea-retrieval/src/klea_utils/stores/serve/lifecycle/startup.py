@@ -25,11 +25,11 @@ from typing import Any
 
 from klea_utils.stores.exceptions import ServeStartupError
 from klea_utils.stores.serve.core.options import ServeOptions
+from klea_utils.stores.serve.core.params import SearchParams
 from klea_utils.stores.serve.core.public_errors import public_text
 from klea_utils.stores.serve.core.retrieve_filter import metadata_filter, query_schema
 from klea_utils.stores.serve.operations.klea_service import KleaService
 from klea_utils.stores.serve.operations.opening import open_service
-from klea_utils.stores.serve.search.backend import SearchFilters
 from pydantic import BaseModel
 
 __all__ = ["StartingService"]
@@ -168,21 +168,10 @@ class StartingService:
             context_tokens=context_tokens,
         )
 
-    async def search(
-        self,
-        query: str,
-        *,
-        mode: str | None = None,
-        limit: int = 10,
-        filters: SearchFilters | None = None,
-        any_words: bool | None = None,
-        group: str = "passage",
-    ) -> dict[str, Any]:
+    async def search(self, params: SearchParams) -> dict[str, Any]:
         """:meth:`KleaService.search`, once the stores are open."""
         service = await self.ready()
-        return await service.search(
-            query, mode=mode, limit=limit, filters=filters, any_words=any_words, group=group
-        )
+        return await service.search(params)
 
     async def graph(self, record_ids: Sequence[str]) -> dict[str, Any]:
         """:meth:`KleaService.graph`, once the stores are open."""

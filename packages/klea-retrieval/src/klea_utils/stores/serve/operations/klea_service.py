@@ -17,13 +17,13 @@ from typing import Any
 
 from klea_utils.stores.pipeline import KleaPipeline
 from klea_utils.stores.serve.core.options import ServeOptions
-from klea_utils.stores.serve.core.params import MAX_K
+from klea_utils.stores.serve.core.params import MAX_K, SearchParams
 from klea_utils.stores.serve.core.public_errors import public_text
 from klea_utils.stores.serve.core.retrieve_filter import metadata_filter, query_schema
 from klea_utils.stores.serve.core.service import DocumentNotFoundError
 from klea_utils.stores.serve.papers.catalogue import StoreLibrary
 from klea_utils.stores.serve.papers.paper import FACET_KEYS, check_facet_keys, display_metadata
-from klea_utils.stores.serve.search.backend import SearchBackend, SearchFilters
+from klea_utils.stores.serve.search.backend import SearchBackend
 from klea_utils.stores.serve.search.grouping import group_by_paper, passages_to_fetch
 from klea_utils.stores.utils import serialize_reference_material, truncate_reference_material
 from langchain_core.documents import Document
@@ -126,16 +126,7 @@ class KleaService:
 
     # -- search ------------------------------------------------------------------------
 
-    async def search(
-        self,
-        query: str,
-        *,
-        mode: str | None = None,
-        limit: int = 10,
-        filters: SearchFilters | None = None,
-        any_words: bool | None = None,
-        group: str = "passage",
-    ) -> dict[str, Any]:
+    async def search(self, params: SearchParams) -> dict[str, Any]:
         """sci-etl-search Boolean / hybrid search with snippets, or the located error.
 
         ``group="passage"`` answers ``limit`` passage ``hits``; ``group="paper"`` answers
@@ -144,22 +135,18 @@ class KleaService:
 
         Raises:
             LookupError: When no FTS5 index is served.
-            ValueError: Bad mode, limit, group, or a filter the index cannot apply.
+            ValueError: A query over the length limit, a bad mode, or a filter the index
+                cannot apply.
         """
         if self.search_backend is None:
             raise LookupError("no FTS5 index is served: start klea-serve with --fts5-index")
-        self.options.limits.check_query(query)
-        if not 1 <= limit <= MAX_K:
-            raise ValueError(f"limit must be between 1 and {MAX_K}, got {limit}")
-        if group not in ("passage", "paper"):
-            raise ValueError(f"group must be 'passage' or 'paper', got {group!r}")
-        fetch = passages_to_fetch(limit) if group == "paper" else limit
-        result = await self.search_backend.search(
-            query, mode=mode, limit=fetch, filters=filters, any_words=any_words
-        )
-        result["group"] = group
-        if group == "paper":
-            result["papers"] = group_by_paper(result["hits"], limit)
+        self.options.limits.check_query(params.query)
+        by_paper = params.group == "paper"
+        passages = passages_to_fetch(params.limit) if by_paper else params.limit
+        result = await self.search_backend.search(params, passages)
+        result["group"] = params.group
+        if by_paper:
+            result["papers"] = group_by_paper(result["hits"], params.limit)
             result["hits"] = []
         return result
 

@@ -12,11 +12,11 @@ their words so they find something lexically.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._retrieval.query_words import LEXICAL_STOPWORDS
+from klea_utils.stores.serve.core.params import SearchFilters, SearchMode, SearchParams
 from klea_utils.stores.serve.papers.paper import display_metadata
 from sci_etl_core.exceptions import SearchQueryError
 from sci_etl_core.search import (
@@ -31,7 +31,7 @@ from sci_etl_core.search import (
 from sci_etl_core.search import question_query as search_question_query
 from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store, built_facet_keys
 
-__all__ = ["SearchBackend", "SearchFilters", "question_query"]
+__all__ = ["SearchBackend", "chips", "question_query", "store_filters"]
 
 
 def question_query(text: str) -> str | None:
@@ -47,43 +47,33 @@ def question_query(text: str) -> str | None:
     return search_question_query(text, stop_words=LEXICAL_STOPWORDS) or None
 
 
-@dataclass(frozen=True)
-class SearchFilters:
-    """Facet filters of a search: a year range and values of author, journal, tag, collection."""
+def store_filters(filters: SearchFilters, facet_keys: frozenset[str]) -> list[SearchFilter]:
+    """``filters`` as the sci-etl-search filters of an index tagging ``facet_keys``.
 
-    year_from: int | None = None
-    year_to: int | None = None
-    authors: tuple[str, ...] = ()
-    journals: tuple[str, ...] = ()
-    tags: tuple[str, ...] = ()
-    collections: tuple[str, ...] = ()
-
-    def to_store_filters(self, facet_keys: frozenset[str]) -> list[SearchFilter]:
-        """The sci-etl-search filters for an index tagging ``facet_keys``.
-
-        Raises:
-            ValueError: When a filter needs a key the index does not tag.
-        """
-        wanted: list[tuple[str, SearchFilter]] = []
-        if self.year_from is not None or self.year_to is not None:
-            wanted.append(("year", RangeFilter("year", low=self.year_from, high=self.year_to)))
-        for key, values in (
-            ("authors", self.authors),
-            ("journal", self.journals),
-            ("collections", self.collections),
-        ):
-            if values:
-                wanted.append((key, MetadataFilter(key, frozenset(values))))
-        if self.tags:
-            tag_key = "keywords" if "keywords" in facet_keys else "tags"
-            wanted.append((tag_key, MetadataFilter(tag_key, frozenset(self.tags))))
-        missing = [key for key, _ in wanted if key not in facet_keys]
-        if missing:
-            raise ValueError(
-                f"the search index has no facet {', '.join(map(repr, missing))}; "
-                f"it tags: {', '.join(sorted(facet_keys)) or 'nothing'}"
-            )
-        return [f for _, f in wanted]
+    Raises:
+        ValueError: When a filter needs a key the index does not tag.
+    """
+    wanted: list[tuple[str, SearchFilter]] = []
+    if filters.year_from is not None or filters.year_to is not None:
+        year = RangeFilter("year", low=filters.year_from, high=filters.year_to)
+        wanted.append(("year", year))
+    for key, values in (
+        ("authors", filters.authors),
+        ("journal", filters.journals),
+        ("collections", filters.collections),
+    ):
+        if values:
+            wanted.append((key, MetadataFilter(key, frozenset(values))))
+    if filters.tags:
+        tag_key = "keywords" if "keywords" in facet_keys else "tags"
+        wanted.append((tag_key, MetadataFilter(tag_key, frozenset(filters.tags))))
+    missing = [key for key, _ in wanted if key not in facet_keys]
+    if missing:
+        raise ValueError(
+            f"the search index has no facet {', '.join(map(repr, missing))}; "
+            f"it tags: {', '.join(sorted(facet_keys)) or 'nothing'}"
+        )
+    return [f for _, f in wanted]
 
 
 def _hit(hit: Any) -> dict[str, Any]:
@@ -184,29 +174,26 @@ class SearchBackend:
         return self.text_store.facet_keys
 
     @property
-    def default_mode(self) -> str:
+    def default_mode(self) -> SearchMode:
         """``hybrid`` with a vector memory, else ``lexical``."""
         return "hybrid" if self.vectors is not None else "lexical"
 
-    async def search(
-        self,
-        query: str,
-        *,
-        mode: str | None = None,
-        limit: int = 10,
-        filters: SearchFilters | None = None,
-        any_words: bool | None = None,
-    ) -> dict[str, Any]:
-        """Run ``query``; a malformed query answers ``{"error": {...}}`` with its caret.
+    async def search(self, params: SearchParams, passages: int) -> dict[str, Any]:
+        """Run the query of ``params``; a malformed query answers ``{"error": {...}}`` with
+        its caret.
 
-        ``any_words`` ``None`` searches a plain question as the OR of its words;
-        ``True`` always does, ``False`` never.
+        ``passages`` is how many passage hits to answer: ``params.limit``, or more when the
+        service groups them by paper
+        (:func:`~klea_utils.stores.serve.search.grouping.passages_to_fetch`), which is the
+        service's to do. ``params.any_words`` ``None`` searches a plain question as the OR
+        of its words; ``True`` always does, ``False`` never.
 
         Raises:
             ValueError: Unknown mode, or a filter on a key the index does not tag.
         """
-        mode = mode or self.default_mode
-        store_filters = (filters or SearchFilters()).to_store_filters(self.facet_keys)
+        query, any_words = params.query, params.any_words
+        mode = params.mode or self.default_mode
+        filters = store_filters(params.filters, self.facet_keys)
         rewritten = question_query(query) if any_words is not False else None
         if any_words and rewritten is None:
             rewritten = search_question_query(query, stop_words=LEXICAL_STOPWORDS) or None
@@ -224,9 +211,9 @@ class SearchBackend:
         try:
             outcome = await self.searcher.search(
                 effective,
-                top_k=limit,
-                mode=mode,  # type: ignore[arg-type]
-                filters=store_filters,
+                top_k=passages,
+                mode=mode,
+                filters=filters,
             )
         except SearchQueryError as exc:
             out["error"] = _error(exc, query)
