@@ -64,7 +64,7 @@ class IndexState:
 
     def on_open(self, connection: sqlite3.Connection, found_version: int) -> None:
         """Settle the tokenizer and read the built facet keys of a newly opened file."""
-        connection.create_function("tag_in_range", 3, tag_in_range, deterministic=True)
+        self.prepare_reader(connection)
         self.file_tokenize = settle_tokenizer(connection, self.wanted_tokenize)
         row = connection.execute(
             'SELECT "value" FROM "index_settings" WHERE "name" = ?', (BUILT_KEYS,)
@@ -83,6 +83,11 @@ class IndexState:
                 f"is not JSON ({exc})"
             ) from exc
         self.built = frozenset(str(key) for key in built)
+
+    @staticmethod
+    def prepare_reader(connection: sqlite3.Connection) -> None:
+        """Give a connection the SQL functions the store's queries call."""
+        connection.create_function("tag_in_range", 3, tag_in_range, deterministic=True)
 
     def write_built(self, connection: sqlite3.Connection, keys: frozenset[str]) -> None:
         """Record ``keys`` as the facet keys whose tags the file holds."""

@@ -66,6 +66,10 @@ def fts5_available(connect: Callable[[], sqlite3.Connection] | None = None) -> b
     return True
 
 
+DEFAULT_READERS = 4
+"""Reader connections of an :class:`AsyncSqliteFts5Store` unless told otherwise."""
+
+
 class AsyncSqliteFts5Store(AsyncTextSearchStore):
     """Durable lexical index on SQLite FTS5, keeping each article's text once.
 
@@ -119,9 +123,16 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
     rather than answer with the other tokenizer. An empty file is re-created
     with the chosen tokenizer when it is opened.
 
+    Writes go through one connection, in order. Reads (search, filters, documents, facet
+    and range counts) run on up to ``readers`` connections of their own, side by side and
+    beside a write, each in one snapshot of the file (SQLite's WAL mode), so concurrent
+    searches of a served index do not queue behind one another; ``readers=1`` reads
+    through the writer's connection, as an in-memory database always does.
+
     Raises:
         SearchStoreError: This interpreter's SQLite was built without FTS5.
         TypeError: ``stemming`` is not ``True``, ``False`` or ``None``.
+        ValueError: ``readers`` is below 1.
     """
 
     def __init__(
@@ -132,6 +143,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         weights: BM25Weights | None = None,
         now: Callable[[], datetime] | None = None,
         stemming: bool | None = None,
+        readers: int = DEFAULT_READERS,
     ) -> None:
         if stemming is not None and not isinstance(stemming, bool):
             raise TypeError(f"stemming must be True, False or None, not {stemming!r}")
@@ -148,7 +160,9 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
             (weights or BM25Weights()).as_tuple(),
             None if stemming is None else tokenize_for(stemming),
         )
-        self._worker = SqliteWorker(path, self._state.on_open)
+        self._worker = SqliteWorker(
+            path, self._state.on_open, readers=readers, on_read_open=self._state.prepare_reader
+        )
 
     @property
     def path(self) -> str:
@@ -205,7 +219,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         if limit < 1:
             return []
         read = reading.search_operation(self._state, node, limit, exclude_record_id, checked)
-        return await self._worker.run("search the text index", read)
+        return await self._worker.read("search the text index", read)
 
     async def filter_ids(
         self,
@@ -215,7 +229,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         """Return every record satisfying ``query`` and ``filters``, in no order."""
         node, checked = check_filter_request(query, filters, self._state.facet_keys)
         read = reading.filter_operation(self._state, node, checked)
-        return await self._worker.run("filter the text index", read)
+        return await self._worker.read("filter the text index", read)
 
     async def get_documents(self, record_ids: Collection[str]) -> dict[str, SearchDocument]:
         """Return the stored documents for ``record_ids``; unknown ids are omitted."""
@@ -223,7 +237,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         wanted = sorted(set(record_ids))
         if not wanted:
             return {}
-        rows = await self._worker.run("read documents", reading.documents_operation(wanted))
+        rows = await self._worker.read("read documents", reading.documents_operation(wanted))
         return {
             record_id: SearchDocument(
                 record_id, title, abstract, body, decode_metadata(self.path, record_id, metadata)
@@ -241,7 +255,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         """Count matching documents per value of each facet key, in one consistent read."""
         node, checked = check_facet_request(keys, query, filters, self._state.facet_keys)
         read = reading.facet_operation(self._state, keys, node, checked)
-        return await self._worker.run("count facets", read)
+        return await self._worker.read("count facets", read)
 
     async def range_counts(
         self,
@@ -256,11 +270,11 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         """
         node, checked = check_range_request(ranges, query, filters, self._state.facet_keys)
         read = reading.range_operation(self._state, ranges, node, checked)
-        return await self._worker.run("count ranges", read)
+        return await self._worker.read("count ranges", read)
 
     async def count(self) -> int:
         """Return how many documents the store holds."""
-        return await self._worker.run("count documents", reading.count_operation)
+        return await self._worker.read("count documents", reading.count_operation)
 
     # -- maintenance -------------------------------------------------------------------
 
