@@ -64,6 +64,8 @@ def test_filters_reject_bad_keys() -> None:
         (2022, 2020, ValueError, "above high"),
         ("2022", "2021-12", ValueError, "above high"),
         ("", None, ValueError, "must not be empty"),
+        (2**63, None, ValueError, "outside the 64-bit integers"),
+        (None, -(2**63) - 1, ValueError, "outside the 64-bit integers"),
     ],
 )
 def test_range_filter_rejects_bad_bounds(
@@ -71,6 +73,24 @@ def test_range_filter_rejects_bad_bounds(
 ) -> None:
     with pytest.raises(error, match=message):
         RangeFilter("year", low=low, high=high)  # type: ignore[arg-type]
+
+
+async def test_the_widest_integer_bounds_are_searched_in_both_stores(tmp_path) -> None:
+    from sci_etl_core.search.query import Term
+    from sci_etl_core.search.store_base import SearchDocument
+    from sci_etl_core.search.store_memory import InMemoryTextSearchStore
+    from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store
+
+    doc = SearchDocument("r1", "Heat shock", "", "chaperones", {"year": 2020})
+    widest = RangeFilter("year", low=-(2**63), high=2**63 - 1)
+    for store in (
+        InMemoryTextSearchStore(facet_keys=("year",)),
+        AsyncSqliteFts5Store(tmp_path / "s.sqlite", facet_keys=("year",)),
+    ):
+        await store.index([doc])
+        hits = await store.search(Term("chaperones"), filters=[widest])
+        assert [hit.record_id for hit in hits] == ["r1"]
+        await store.aclose()
 
 
 def test_range_filter_accepts_a_prefix_high_at_low() -> None:

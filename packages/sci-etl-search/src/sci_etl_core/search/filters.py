@@ -103,6 +103,9 @@ class MetadataFilter:
             raise TypeError("MetadataFilter.negated must be a bool")
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
 @dataclass(frozen=True)
 class RangeFilter:
     """Keep the records with a tag under ``key`` between ``low`` and ``high``, or drop them.
@@ -128,7 +131,8 @@ class RangeFilter:
         TypeError: A bound is neither an integer nor text, such as a ``bool`` or a
             ``float``, or the two bounds differ in type.
         ValueError: Both bounds are ``None``, ``low`` is above ``high``, a text
-            bound is empty, or ``key`` is empty.
+            bound is empty, an integer bound is outside the 64-bit integers (SQLite's),
+            or ``key`` is empty.
     """
 
     key: str
@@ -151,6 +155,11 @@ class RangeFilter:
                 raise ValueError(f"RangeFilter.{name} for key {self.key!r} must not be empty text")
             if isinstance(bound, str) and _SURROGATE.search(bound):
                 raise ValueError(f"RangeFilter.{name} for key {self.key!r} holds a lone surrogate")
+            if isinstance(bound, int) and not _INT64_MIN <= bound <= _INT64_MAX:
+                raise ValueError(
+                    f"RangeFilter.{name} for key {self.key!r} is {bound}, outside the "
+                    "64-bit integers a tag can hold"
+                )
         if self.low is None and self.high is None:
             raise ValueError(f"RangeFilter for key {self.key!r} needs a low or a high bound")
         if self.low is not None and self.high is not None:
