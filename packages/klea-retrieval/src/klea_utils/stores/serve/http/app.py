@@ -112,6 +112,7 @@ _MEANINGS = {
     400: "A value the service rejects (an unknown domain, a query it cannot read), or a "
     "body that is not UTF-8.",
     401: "The server needs its token: Authorization: Bearer <token>.",
+    403: "The request's Origin is another site's, which --cors-origin does not name.",
     404: "No such paper, or no search index served.",
     413: "The request body is over the server's limit.",
     500: "The server failed; the request id names it in the log.",
@@ -195,7 +196,7 @@ def build_app(
         redoc_url=None,
         openapi_url="/api/openapi.json",
         lifespan=lifespan,
-        responses=_answers(400, *((401,) if policy.token else ()), 413, 500, 503),
+        responses=_answers(400, *((401,) if policy.token else ()), 403, 413, 500, 503),
     )
 
     @app.exception_handler(SearchError)
