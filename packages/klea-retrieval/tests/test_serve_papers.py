@@ -13,7 +13,7 @@ from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.serve.core.options import ServeOptions
 from klea_utils.stores.serve.core.service import DocumentNotFoundError
 from klea_utils.stores.serve.operations.opening import open_service
-from klea_utils.stores.serve.papers.catalogue import StoreLibrary
+from klea_utils.stores.serve.papers.catalogue import PaperCatalogue
 from klea_utils.stores.serve.papers.sources import Fts5PaperSource, MemoryPaperSource
 from klea_utils.stores.serve.papers.vector_sources import vector_paper_source
 from klea_utils.stores.utils import instantiate_vector_store
@@ -37,7 +37,7 @@ ALL_FACETS = {
         "tag": [],
     },
 }
-"""What every source's library counts over the whole corpus (each value held by one paper)."""
+"""What every source's catalogue counts over the whole corpus (each value held by one paper)."""
 
 
 def _vector_store(path: str, embeddings):
@@ -86,18 +86,18 @@ def test_every_source_counts_the_same_papers_and_passages(source):
 
 
 def test_every_source_gives_a_paper_in_order_and_the_same_facets(source):
-    library = StoreLibrary([source])
-    paper = library.paper("sinha2021.pdf")
+    catalogue = PaperCatalogue([source])
+    paper = catalogue.paper("sinha2021.pdf")
     assert paper is not None
     assert [d.id for d in paper.passages] == ["sinha2021.pdf:0", "sinha2021.pdf:1"]
     assert paper.summary()["authors"] == ["Ankur Sinha", "Padraig Gleeson"]
-    assert library.paper("nope.pdf") is None
-    assert library.count_facets(KEYS) == (ALL_FACETS["papers"], ALL_FACETS["facets"])
-    total, narrowed = library.count_facets(["year"], ["jones2015.pdf", "sinha2021.pdf", "x"])
+    assert catalogue.paper("nope.pdf") is None
+    assert catalogue.count_facets(KEYS) == (ALL_FACETS["papers"], ALL_FACETS["facets"])
+    total, narrowed = catalogue.count_facets(["year"], ["jones2015.pdf", "sinha2021.pdf", "x"])
     assert (total, narrowed) == (2, {"year": [("2015", 1), ("2021", 1)]})
-    assert library.count_facets(["year"], []) == (0, {"year": []})
+    assert catalogue.count_facets(["year"], []) == (0, {"year": []})
     with pytest.raises(ValueError, match=r"unknown facet key.*'colour'"):
-        library.count_facets(["colour"])
+        catalogue.count_facets(["colour"])
 
 
 class CountingSource(Fts5PaperSource):
@@ -127,17 +127,17 @@ def test_facet_counts_are_kept_until_the_fts5_index_changes(tmp_path):
     docs = corpus_documents()
     write_fts5_index(index, docs[:2])  # sinha2021.pdf only
     source = CountingSource(index)
-    library = StoreLibrary([source])
+    catalogue = PaperCatalogue([source])
     one_paper = (1, {"year": [("2021", 1)], "author": [("Ankur Sinha", 1), ("Padraig Gleeson", 1)]})
-    assert library.count_facets(["year", "author"]) == one_paper
-    assert library.count_facets(["year", "author"]) == one_paper
+    assert catalogue.count_facets(["year", "author"]) == one_paper
+    assert catalogue.count_facets(["year", "author"]) == one_paper
     assert source.metadata_reads == 1  # the second count was answered from the rows kept
-    assert sum(library.passage_counts().values()) == 2
+    assert sum(catalogue.passage_counts().values()) == 2
 
     write_fts5_index(index, _with_year(docs, "sinha2021.pdf", 2022))  # more papers, a new year
-    assert sum(library.passage_counts().values()) == len(docs)
+    assert sum(catalogue.passage_counts().values()) == len(docs)
     years = [("2000", 1), ("2015", 1), ("2019", 1), ("2022", 1)]
-    assert library.count_facets(["year"]) == (4, {"year": years})  # not the 2021 kept
+    assert catalogue.count_facets(["year"]) == (4, {"year": years})  # not the 2021 kept
     assert source.metadata_reads == 2
 
 

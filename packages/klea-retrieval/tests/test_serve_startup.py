@@ -26,7 +26,7 @@ from klea_utils.stores.serve.lifecycle.reload import LiveService
 from klea_utils.stores.serve.lifecycle.startup import StartingService
 from klea_utils.stores.serve.operations.klea_service import KleaService
 from klea_utils.stores.serve.operations.opening import open_service
-from klea_utils.stores.serve.papers.catalogue import StoreLibrary
+from klea_utils.stores.serve.papers.catalogue import PaperCatalogue
 from klea_utils.stores.serve.papers.sources import Fts5PaperSource
 from serve_support import ServeProcess, ServerThread, build_stores, free_port
 
@@ -162,14 +162,14 @@ class CountingSource(Fts5PaperSource):
 
 def test_passage_counts_do_not_read_every_papers_metadata(stores):
     source = CountingSource(stores.fts5)
-    library = StoreLibrary([source])
-    counts = library.passage_counts()
+    catalogue = PaperCatalogue([source])
+    counts = catalogue.passage_counts()
     assert (len(counts), sum(counts.values())) == (4, 6)
     assert source.metadata_reads == 0  # health's counts: no facet rows built
-    papers, facets = library.count_facets(["year"])
+    papers, facets = catalogue.count_facets(["year"])
     assert papers == 4
     assert facets["year"]
-    library.count_facets(["author"])
+    catalogue.count_facets(["author"])
     assert source.metadata_reads == 1  # built on the first facets, then kept
 
 
@@ -193,7 +193,7 @@ def test_the_facet_rows_are_read_once_the_service_serves(stores, fake_embeddings
 
     def opener(options: ServeOptions) -> KleaService:
         service = open_service(options, progress=lambda _: None)
-        service.library = StoreLibrary([source])
+        service.catalogue = PaperCatalogue([source])
         assert source.metadata_reads == 0  # not while loading
         return service
 
@@ -235,7 +235,7 @@ def test_the_app_is_built_and_serves_health_before_the_mcp_sdk_loads(stores, tmp
     assert done.stdout.strip() == "[]"
 
 
-def test_opening_and_closing_the_index_keeps_the_library_version(stores, tmp_path):
+def test_opening_and_closing_the_index_keeps_the_source_version(stores, tmp_path):
     """The last connection to close removes an empty WAL: not a change of contents."""
     import shutil
 

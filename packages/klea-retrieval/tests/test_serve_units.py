@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from klea_utils.stores.serve.core.params import SearchFilters
-from klea_utils.stores.serve.papers.catalogue import StoreLibrary
-from klea_utils.stores.serve.papers.grouped import Library
+from klea_utils.stores.serve.papers.catalogue import PaperCatalogue
+from klea_utils.stores.serve.papers.grouped import GroupedPapers
 from klea_utils.stores.serve.papers.paper import FACET_KEYS, display_metadata
 from klea_utils.stores.serve.papers.sources import MemoryPaperSource
 from klea_utils.stores.serve.search.backend import question_query, store_filters
@@ -57,17 +57,17 @@ def test_search_filters_name_the_missing_facet():
     assert [f.key for f in built] == ["year", "authors"]
 
 
-def test_library_groups_papers_and_orders_their_passages():
+def test_chunks_are_grouped_into_papers_with_their_passages_in_order():
     docs = list(reversed(corpus_documents()))
     docs.append(Document(page_content="no file name", metadata={}))
-    library = Library(docs)
-    assert sorted(library.papers) == [
+    grouped = GroupedPapers(docs)
+    assert sorted(grouped.papers) == [
         "jones2015.pdf",
         "magee2000.pdf",
         "sinha2021.pdf",
         "smith2019.pdf",
     ]
-    sinha = library.papers["sinha2021.pdf"]
+    sinha = grouped.papers["sinha2021.pdf"]
     assert [d.id for d in sinha.passages] == ["sinha2021.pdf:0", "sinha2021.pdf:1"]
 
 
@@ -88,8 +88,8 @@ def test_facet_counts_count_each_paper_once_most_frequent_first():
         _chunk("b.pdf", 0, authors=["Bo Li"], year=2020, tags=["to-read"], collections=["Thesis"]),
         _chunk("c.pdf", 0, authors=["Cy Young"], year=2019, journal="Neuron"),
     ]
-    library = StoreLibrary([MemoryPaperSource(docs)])
-    papers, facets = library.count_facets(list(FACET_KEYS))
+    catalogue = PaperCatalogue([MemoryPaperSource(docs)])
+    papers, facets = catalogue.count_facets(list(FACET_KEYS))
     assert papers == 3
     assert facets == {
         "year": [("2020", 2), ("2019", 1)],
@@ -98,10 +98,10 @@ def test_facet_counts_count_each_paper_once_most_frequent_first():
         "tag": [("to-read", 2), ("cells", 1)],  # a keyword that is also a tag: once
         "collection": [("Thesis", 2)],
     }
-    narrowed = library.count_facets(["author"], ["c.pdf", "a.pdf", "a.pdf", "nope.pdf"])
+    narrowed = catalogue.count_facets(["author"], ["c.pdf", "a.pdf", "a.pdf", "nope.pdf"])
     assert narrowed == (2, {"author": [("Ann Smith", 1), ("Bo Li", 1), ("Cy Young", 1)]})
     with pytest.raises(ValueError, match="unknown facet key"):
-        library.count_facets(["colour"])
+        catalogue.count_facets(["colour"])
 
 
 def test_expanded_author_variants_are_not_shown():
@@ -110,7 +110,7 @@ def test_expanded_author_variants_are_not_shown():
         page_content="text",
         metadata={"file_name": "a.pdf", "authors": ["Nora Berg", "nora berg", "Berg", "berg"]},
     )
-    paper = Library([doc]).papers["a.pdf"]
+    paper = GroupedPapers([doc]).papers["a.pdf"]
     assert paper.summary()["authors"] == ["Nora Berg"]
     assert paper.facet_values("author") == ["Nora Berg"]
 
@@ -124,7 +124,7 @@ def test_pages_from_ingestion_page_start_and_end():
         )
         for i, (start, end) in enumerate([(1, 1), (2, 3), (3, 3)])
     ]
-    paper = Library(docs).papers["p.pdf"]
+    paper = GroupedPapers(docs).papers["p.pdf"]
     assert paper.summary()["pages"] == [1, 3]
     assert [display_metadata(d.metadata)["pages"] for d in paper.passages] == [[1], [2, 3], [3]]
 

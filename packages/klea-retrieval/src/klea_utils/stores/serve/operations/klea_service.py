@@ -21,7 +21,7 @@ from klea_utils.stores.serve.core.params import MAX_K, SearchParams
 from klea_utils.stores.serve.core.public_errors import public_text
 from klea_utils.stores.serve.core.retrieve_filter import metadata_filter, query_schema
 from klea_utils.stores.serve.core.service import DocumentNotFoundError
-from klea_utils.stores.serve.papers.catalogue import StoreLibrary
+from klea_utils.stores.serve.papers.catalogue import PaperCatalogue
 from klea_utils.stores.serve.papers.paper import FACET_KEYS, check_facet_keys, display_metadata
 from klea_utils.stores.serve.search.backend import SearchBackend
 from klea_utils.stores.serve.search.grouping import group_by_paper, passages_to_fetch
@@ -51,12 +51,12 @@ class KleaService:
         self,
         options: ServeOptions,
         pipeline: KleaPipeline,
-        library: StoreLibrary,
+        catalogue: PaperCatalogue,
         search: SearchBackend | None,
     ) -> None:
         self.options = options
         self.pipeline = pipeline
-        self.library = library
+        self.catalogue = catalogue
         self.search_backend = search
         self.started = time.time()
         self.query_schema: type[BaseModel] = query_schema(options.config)
@@ -164,7 +164,7 @@ class KleaService:
         Raises:
             DocumentNotFoundError: When the library has no such file.
         """
-        paper = await asyncio.to_thread(self.library.paper, file_name)
+        paper = await asyncio.to_thread(self.catalogue.paper, file_name)
         if paper is None:
             raise DocumentNotFoundError(
                 f"no paper {file_name!r} in the library (GET /api/facets counts its papers)"
@@ -204,7 +204,7 @@ class KleaService:
             else:
                 found = await self.retrieve(query, k=MAX_K)
                 files = [p["file"] for p in found["passages"] if p["file"]]
-        papers, counts = await asyncio.to_thread(self.library.count_facets, keys, files)
+        papers, counts = await asyncio.to_thread(self.catalogue.count_facets, keys, files)
         return {
             "query": query,
             "papers": papers,
@@ -216,7 +216,7 @@ class KleaService:
     async def health(self) -> dict[str, Any]:
         """What is loaded, for ``/api/health``."""
         records = await self.search_backend.count() if self.search_backend else None
-        counts = await asyncio.to_thread(self.library.passage_counts)
+        counts = await asyncio.to_thread(self.catalogue.passage_counts)
         return {
             "status": "ok",
             "ready": True,
@@ -243,11 +243,11 @@ class KleaService:
     def warm_facets(self) -> None:
         """Read every paper's facet row now (blocking), so the first ``facets`` over the
         whole library need not."""
-        self.library.count_facets(list(FACET_KEYS))
+        self.catalogue.count_facets(list(FACET_KEYS))
 
     async def aclose(self) -> None:
         """Close the search index and stop the pipeline's threads."""
         if self.search_backend is not None:
             await self.search_backend.aclose()
-        self.library.close()
+        self.catalogue.close()
         self.pipeline.close()

@@ -20,7 +20,7 @@ from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.pipeline import KleaPipeline
 from klea_utils.stores.serve.core.options import ServeOptions
 from klea_utils.stores.serve.operations.klea_service import KleaService
-from klea_utils.stores.serve.papers.opening import open_papers
+from klea_utils.stores.serve.papers.opening import open_catalogue
 from klea_utils.stores.serve.search.backend import SearchBackend
 
 __all__ = ["check_search_files", "domain_vector_stores", "open_service", "search_index_problem"]
@@ -147,8 +147,8 @@ def open_service(
     stores = sum(len(d.vector_stores) + len(d.bm25_stores) for d in config.domains.values())
     progress(f"loading {stores} store(s) in {len(config.domains)} domain(s) ...")
     pipeline.load()
-    library = open_papers(config)
-    counts = library.passage_counts()
+    catalogue = open_catalogue(config)
+    counts = catalogue.passage_counts()
     progress(f"library: {len(counts)} papers, {sum(counts.values())} passages")
     search = None
     if options.fts5_index is not None:
@@ -159,4 +159,4 @@ def open_service(
         except Exception as exc:  # the vector leg will degrade with a note per query
             progress(f"warning: the embedding model failed its first query: {exc}")
     progress(f"ready in {time.perf_counter() - started:.1f} s")
-    return KleaService(options, pipeline, library, search)
+    return KleaService(options, pipeline, catalogue, search)

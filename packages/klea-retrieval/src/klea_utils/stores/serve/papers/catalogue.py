@@ -1,8 +1,9 @@
-"""The library's papers, passages and facet counts, read from its stores: :class:`StoreLibrary`.
+"""The catalogue of the library: its papers, passages and facet counts, read from the stores.
 
-:class:`StoreLibrary` puts the :class:`~klea_utils.stores.serve.papers.sources.PaperSource`
-of each store of a configuration together and answers ``get_document`` and ``facets``
-with them, so what the service holds does not grow with the library.
+:class:`PaperCatalogue` puts the
+:class:`~klea_utils.stores.serve.papers.sources.PaperSource` of each store of a
+configuration together and answers ``get_document`` and ``facets`` with them, so what the
+service holds does not grow with the library (the user's collection of papers).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
-from klea_utils.stores.serve.papers.grouped import Library
+from klea_utils.stores.serve.papers.grouped import GroupedPapers
 from klea_utils.stores.serve.papers.paper import (
     FACET_KEYS,
     Paper,
@@ -22,7 +23,7 @@ from klea_utils.stores.serve.papers.paper import (
 )
 from klea_utils.stores.serve.papers.sources import PaperSource
 
-__all__ = ["StoreLibrary"]
+__all__ = ["PaperCatalogue"]
 
 _FacetRow = dict[str, list[str]]
 
@@ -43,15 +44,15 @@ def _count(rows: Iterable[_FacetRow], keys: Sequence[str]) -> dict[str, list[tup
     }
 
 
-class StoreLibrary:
+class PaperCatalogue:
     """Papers, passages and facet counts read from the stores.
 
     One paper, and the facets of a query's papers, are read on each call. The whole
     library's passage counts (one ``GROUP BY`` over the index's file-name tags) and each
     paper's facet values (one small row per paper, never its passages) are kept until a
     source's :meth:`PaperSource.version` changes, each read on its first use: ``health``
-    counts passages without reading every paper's metadata, which only :meth:`count_facets` over
-    every paper needs.
+    counts passages without reading every paper's metadata, which only :meth:`count_facets`
+    over every paper needs.
 
     Several sources may hold the same paper (two stores of one corpus): a paper's
     passages are merged by text, and its metadata is the first source's.
@@ -89,7 +90,7 @@ class StoreLibrary:
     def paper(self, file_name: str) -> Paper | None:
         """The paper ``file_name`` with its passages in reading order, or ``None``."""
         documents = [doc for source in self.sources for doc in source.passages(file_name)]
-        return Library(documents).papers.get(file_name)
+        return GroupedPapers(documents).papers.get(file_name)
 
     def paper_metadata(self, file_names: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
         """Each paper's metadata, the first source's where several hold it."""

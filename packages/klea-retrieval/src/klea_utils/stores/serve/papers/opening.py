@@ -1,4 +1,4 @@
-"""Open the paper sources of a stores configuration, domain by domain.
+"""The catalogue of a stores configuration: its paper sources, domain by domain.
 
 A domain's papers come from its ``fts5:`` BM25 stores when it has any (SQL on the
 index), else from its pickled corpora (already in memory for retrieval: their chunks are
@@ -14,11 +14,11 @@ from typing import Any
 
 from klea_utils.stores.config import RetrieverConfig, StoreInfo
 from klea_utils.stores.retrieval.bm25 import FTS5_SCHEME, read_corpus
-from klea_utils.stores.serve.papers.catalogue import StoreLibrary
+from klea_utils.stores.serve.papers.catalogue import PaperCatalogue
 from klea_utils.stores.serve.papers.sources import Fts5PaperSource, MemoryPaperSource, PaperSource
 from klea_utils.stores.serve.papers.vector_sources import vector_paper_source
 
-__all__ = ["open_papers"]
+__all__ = ["open_catalogue"]
 
 
 def _bm25_source(store: StoreInfo) -> PaperSource | None:
@@ -31,7 +31,7 @@ def _bm25_source(store: StoreInfo) -> PaperSource | None:
     return MemoryPaperSource(read_corpus(store.path)) if Path(store.path).is_file() else None
 
 
-def open_papers(config: RetrieverConfig) -> StoreLibrary:
+def open_catalogue(config: RetrieverConfig) -> PaperCatalogue:
     """The papers of every domain of ``config``, read from its stores on each call.
 
     Vector stores must be loaded already (``KleaPipeline.load``); a store whose file is
@@ -55,4 +55,4 @@ def open_papers(config: RetrieverConfig) -> StoreLibrary:
             if key not in seen and vector_store.loaded_object is not None:
                 seen.add(key)
                 sources.append(vector_paper_source(vector_store.path, vector_store.loaded_object))
-    return StoreLibrary(sources)
+    return PaperCatalogue(sources)

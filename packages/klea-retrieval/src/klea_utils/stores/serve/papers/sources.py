@@ -3,7 +3,7 @@
 A :class:`PaperSource` answers three questions about the chunks one store holds, each
 with a query of its own: how many passages each paper has, the metadata of each paper
 (that of its first chunk), and one paper's chunks.
-:class:`~klea_utils.stores.serve.papers.catalogue.StoreLibrary` puts the sources of a
+:class:`~klea_utils.stores.serve.papers.catalogue.PaperCatalogue` puts the sources of a
 configuration together.
 
 Implementations: :class:`Fts5PaperSource` (SQL over an ``fts5:`` index),
@@ -20,7 +20,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores.serve.papers.grouped import Library
+from klea_utils.stores.serve.papers.grouped import GroupedPapers
 from langchain_core.documents import Document
 
 __all__ = ["Fts5PaperSource", "MemoryPaperSource", "PaperSource"]
@@ -55,26 +55,26 @@ class PaperSource(ABC):
 
 
 class MemoryPaperSource(PaperSource):
-    """Chunks already in memory (a pickled corpus), grouped by :class:`Library`."""
+    """Chunks already in memory (a pickled corpus), grouped by :class:`GroupedPapers`."""
 
     label = "memory"
 
     def __init__(self, documents: Iterable[Document]) -> None:
-        self.library = Library(documents)
+        self.grouped = GroupedPapers(documents)
 
     def passage_counts(self) -> dict[str, int]:
-        return {name: len(p.passages) for name, p in self.library.papers.items()}
+        return {name: len(p.passages) for name, p in self.grouped.papers.items()}
 
     def paper_metadata(self, file_names: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
-        papers = self.library.papers
+        papers = self.grouped.papers
         names = papers if file_names is None else [n for n in file_names if n in papers]
         return {name: papers[name].metadata for name in names}
 
     def version(self) -> Hashable:
-        return id(self.library)
+        return id(self.grouped)
 
     def passages(self, file_name: str) -> list[Document]:
-        paper = self.library.papers.get(file_name)
+        paper = self.grouped.papers.get(file_name)
         return list(paper.passages) if paper else []
 
 
