@@ -32,11 +32,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.serve.core.options import ServeOptions
-from klea_utils.stores.serve.http.access import AccessPolicy
-from klea_utils.stores.serve.http.app import build_app
-from klea_utils.stores.serve.operations.klea_service import KleaService
-from klea_utils.stores.serve.operations.opening import open_service
+from klea_utils.stores.serve import AccessPolicy, KleaService, ServeOptions, build_app, open_service
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -251,7 +247,7 @@ def test_without_the_token_only_the_docs_answer(stores, fake_embeddings):
 @pytest.fixture(scope="module")
 def mcp(stores, fake_embeddings) -> Iterator[tuple[BlockingPortal, Any, dict[str, Any]]]:
     """An in-process MCP client of the tools, on an event loop of its own, and the tools."""
-    from klea_utils.stores.serve.mcp_tools import build_mcp_server
+    from klea_utils.stores.serve import build_mcp_server
     from mcp import Client
 
     service = _service(stores, fake_embeddings)

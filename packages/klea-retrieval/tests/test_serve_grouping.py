@@ -73,9 +73,7 @@ def test_grouping_keeps_order_and_bounds(files, limit, per_paper):
 
 def test_api_search_groups_by_paper(tmp_path, fake_embeddings):
     from klea_utils.stores.config import RetrieverConfig
-    from klea_utils.stores.serve.core.options import ServeOptions
-    from klea_utils.stores.serve.http.app import build_app
-    from klea_utils.stores.serve.operations.opening import open_service
+    from klea_utils.stores.serve import ServeOptions, build_app, open_service
     from serve_support import ServerThread, build_stores, free_port
 
     stores = build_stores(tmp_path, fake_embeddings)

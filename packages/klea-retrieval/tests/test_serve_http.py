@@ -8,9 +8,7 @@ import concurrent.futures
 import httpx
 import pytest
 from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.serve.core.options import ServeOptions
-from klea_utils.stores.serve.http.app import build_app
-from klea_utils.stores.serve.operations.opening import open_service
+from klea_utils.stores.serve import ServeOptions, build_app, open_service
 from serve_support import ServerThread, build_stores, free_port
 from test_pipeline import FailingEmbeddings
 

@@ -17,13 +17,16 @@ from typing import Any
 import httpx
 import pytest
 from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.serve.core.options import ServeLimits, ServeOptions
-from klea_utils.stores.serve.core.params import SearchParams
+from klea_utils.stores.serve import (
+    KleaService,
+    SearchParams,
+    ServeLimits,
+    ServeOptions,
+    build_app,
+    open_service,
+)
 from klea_utils.stores.serve.core.public_errors import public_text
-from klea_utils.stores.serve.http.app import build_app
 from klea_utils.stores.serve.http.limits import ConcurrencyLimit
-from klea_utils.stores.serve.operations.klea_service import KleaService
-from klea_utils.stores.serve.operations.opening import open_service
 from serve_support import ServerThread, build_stores, free_port
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse

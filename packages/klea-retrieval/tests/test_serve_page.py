@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.serve.core.options import ServeOptions
-from klea_utils.stores.serve.http.app import build_app
-from klea_utils.stores.serve.operations.opening import open_service
+from klea_utils.stores.serve import ServeOptions, build_app, open_service
 from langchain_core.documents import Document
 from retrieval_support import write_fts5_index
 from serve_support import ServerThread, build_stores, free_port

@@ -15,10 +15,7 @@ from pathlib import Path
 import pytest
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.exceptions import ServeStartupError
-from klea_utils.stores.serve.core.options import ServeOptions
-from klea_utils.stores.serve.http.access import AccessPolicy
-from klea_utils.stores.serve.http.app import build_app
-from klea_utils.stores.serve.operations.opening import open_service
+from klea_utils.stores.serve import AccessPolicy, ServeOptions, build_app, open_service
 from langchain_core.documents import Document
 from retrieval_support import write_corpus_pickle, write_fts5_index
 from serve_support import ServerThread, free_port

@@ -10,9 +10,7 @@ from pathlib import Path
 import pytest
 from klea_utils.stores._retrieval.qdrant import close_local_qdrant_client
 from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.serve.core.options import ServeOptions
-from klea_utils.stores.serve.core.service import DocumentNotFoundError
-from klea_utils.stores.serve.operations.opening import open_service
+from klea_utils.stores.serve import DocumentNotFoundError, ServeOptions, open_service
 from klea_utils.stores.serve.papers.catalogue import PaperCatalogue
 from klea_utils.stores.serve.papers.sources import Fts5PaperSource, MemoryPaperSource
 from klea_utils.stores.serve.papers.vector_sources import vector_paper_source

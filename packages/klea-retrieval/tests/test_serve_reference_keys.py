@@ -10,11 +10,13 @@ from typing import Any
 import httpx
 import pytest
 from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.serve.core.options import ServeOptions
-from klea_utils.stores.serve.core.params import SearchFilters
-from klea_utils.stores.serve.http.app import build_app
-from klea_utils.stores.serve.operations.klea_service import KleaService
-from klea_utils.stores.serve.operations.opening import open_service
+from klea_utils.stores.serve import (
+    KleaService,
+    SearchFilters,
+    ServeOptions,
+    build_app,
+    open_service,
+)
 from klea_utils.stores.serve.papers.paper import FACET_KEYS, display_metadata
 from klea_utils.stores.serve.search.backend import store_filters
 from retrieval_support import corpus_documents, write_corpus_pickle, write_fts5_index

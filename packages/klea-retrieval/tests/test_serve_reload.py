@@ -15,12 +15,15 @@ from dataclasses import replace
 import httpx
 import pytest
 from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.serve.core.options import ServeOptions
-from klea_utils.stores.serve.http.access import AccessPolicy
-from klea_utils.stores.serve.http.app import build_app
-from klea_utils.stores.serve.lifecycle.reload import LiveService, fingerprint, store_files
-from klea_utils.stores.serve.operations.klea_service import KleaService
-from klea_utils.stores.serve.operations.opening import open_service
+from klea_utils.stores.serve import (
+    AccessPolicy,
+    KleaService,
+    LiveService,
+    ServeOptions,
+    build_app,
+    open_service,
+)
+from klea_utils.stores.serve.lifecycle.reload import fingerprint, store_files
 from langchain_core.documents import Document
 from retrieval_support import corpus_documents, write_corpus_pickle
 from serve_support import ServerThread, build_stores, free_port

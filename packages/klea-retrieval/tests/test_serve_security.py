@@ -13,11 +13,15 @@ import httpx
 import pytest
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.exceptions import ServeAccessError
-from klea_utils.stores.serve.core.options import ServeOptions
-from klea_utils.stores.serve.http.access import AccessPolicy, access_policy, is_loopback
-from klea_utils.stores.serve.http.app import build_app
+from klea_utils.stores.serve import (
+    AccessPolicy,
+    ServeOptions,
+    access_policy,
+    build_app,
+    open_service,
+)
+from klea_utils.stores.serve.http.access import is_loopback
 from klea_utils.stores.serve.http.guard import same_origin
-from klea_utils.stores.serve.operations.opening import open_service
 from serve_support import ServeProcess, ServerThread, build_stores, free_port
 
 TOKEN = "s3cret-token-for-tests-0123456789"

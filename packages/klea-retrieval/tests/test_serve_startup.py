@@ -20,12 +20,14 @@ import httpx
 import pytest
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.exceptions import StoreBackendError
-from klea_utils.stores.serve.core.options import ServeOptions
-from klea_utils.stores.serve.http.app import build_app
-from klea_utils.stores.serve.lifecycle.reload import LiveService
-from klea_utils.stores.serve.lifecycle.startup import StartingService
-from klea_utils.stores.serve.operations.klea_service import KleaService
-from klea_utils.stores.serve.operations.opening import open_service
+from klea_utils.stores.serve import (
+    KleaService,
+    LiveService,
+    ServeOptions,
+    StartingService,
+    build_app,
+    open_service,
+)
 from klea_utils.stores.serve.papers.catalogue import PaperCatalogue
 from klea_utils.stores.serve.papers.sources import Fts5PaperSource
 from serve_support import ServeProcess, ServerThread, build_stores, free_port

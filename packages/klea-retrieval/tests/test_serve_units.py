@@ -7,7 +7,7 @@ import sys
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores.serve.core.params import SearchFilters
+from klea_utils.stores.serve import SearchFilters
 from klea_utils.stores.serve.papers.catalogue import PaperCatalogue
 from klea_utils.stores.serve.papers.grouped import GroupedPapers
 from klea_utils.stores.serve.papers.paper import FACET_KEYS, display_metadata
