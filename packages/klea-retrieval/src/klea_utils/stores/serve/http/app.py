@@ -8,7 +8,8 @@
   that cannot be read answers 503 naming the problem. No answer carries a path, a store
   URI's credentials or a traceback (:mod:`klea_utils.stores.serve.core.public_errors`): a
   failure is logged whole under a request id, which the answer gives.
-- ``/api/openapi.json`` and ``/api/docs`` (a self-contained page, no CDN).
+- ``/api/openapi.json`` and ``/api/docs`` (a self-contained page, no CDN; what the schema
+  says beyond the routes is :mod:`klea_utils.stores.serve.http.openapi`'s).
 - ``/``: the search page (static HTML, CSS and a small vanilla script).
 - ``/mcp``: the MCP streamable HTTP transport, the same tools as ``klea-serve --mcp``
   (:mod:`klea_utils.stores.serve.http.mcp_route`: the SDK loads after the socket opens).
@@ -23,7 +24,6 @@ has one, and the security headers.
 
 import asyncio
 import contextlib
-import html
 from collections.abc import AsyncIterator
 from importlib import resources
 from typing import Annotated, Any, Literal
@@ -40,6 +40,7 @@ from klea_utils.stores.serve.core.service import DocumentNotFoundError, Service
 from klea_utils.stores.serve.http.access import AccessPolicy
 from klea_utils.stores.serve.http.guard import protect
 from klea_utils.stores.serve.http.mcp_route import MCP_PATH, LazyMcpRoute
+from klea_utils.stores.serve.http.openapi import answers, docs_page, with_bearer, with_filter_schema
 from klea_utils.stores.serve.http.search_query import search_params, search_query_model
 from klea_utils.stores.serve.lifecycle.reload import LiveService
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -81,82 +82,6 @@ def _filter_values(model: type[BaseModel], values: dict[str, Any] | None) -> dic
     return dumped
 
 
-def _with_filter_schema(schema: dict[str, Any], model: type[BaseModel]) -> dict[str, Any]:
-    """``schema`` (the app's OpenAPI) with ``RetrieveRequest.filter`` described by ``model``."""
-    components = schema.setdefault("components", {}).setdefault("schemas", {})
-    described = model.model_json_schema(ref_template="#/components/schemas/{model}")
-    components.update(described.pop("$defs", {}))
-    components[model.__name__] = described
-    request = components.get("RetrieveRequest", {}).get("properties", {})
-    if "filter" in request:
-        ref = {"$ref": f"#/components/schemas/{model.__name__}"}
-        request["filter"] = {"anyOf": [ref, {"type": "null"}], "default": None}
-    return schema
-
-
-class Problem(BaseModel):
-    """What a refused or failed request answers (a 422's ``detail`` is pydantic's list)."""
-
-    detail: str = Field(description="What was wrong, without paths or credentials.")
-    request_id: str | None = Field(
-        default=None, description="Names the failure in the server's log (failures only)."
-    )
-
-
-def _answers(*statuses: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI ``responses`` for ``statuses``, each answering a :class:`Problem`."""
-    return {status: {"model": Problem, "description": _MEANINGS[status]} for status in statuses}
-
-
-_MEANINGS = {
-    400: "A value the service rejects (an unknown domain, a query it cannot read), or a "
-    "body that is not UTF-8.",
-    401: "The server needs its token: Authorization: Bearer <token>.",
-    403: "The request's Origin is another site's, which --cors-origin does not name.",
-    404: "No such paper, or no search index served.",
-    413: "The request body is over the server's limit.",
-    500: "The server failed; the request id names it in the log.",
-    503: "A store cannot be read, the stores failed to load, or the server is busy.",
-}
-
-
-def _with_bearer(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` saying that every ``/api`` operation needs the bearer token."""
-    schemes = schema.setdefault("components", {}).setdefault("securitySchemes", {})
-    schemes["bearer"] = {"type": "http", "scheme": "bearer"}
-    schema["security"] = [{"bearer": []}]
-    return schema
-
-
-def _docs_page(schema: dict[str, Any]) -> str:
-    rows = []
-    for path, methods in schema.get("paths", {}).items():
-        for method, op in methods.items():
-            params = ", ".join(
-                f"{p['name']} ({p['in']}{', required' if p.get('required') else ''})"
-                for p in op.get("parameters", [])
-            )
-            if "requestBody" in op:
-                params = (params + ", " if params else "") + "JSON body"
-            rows.append(
-                f"<tr><td><code>{method.upper()}</code></td><td><code>{html.escape(path)}"
-                f"</code></td><td>{html.escape(op.get('summary', ''))}<br><small>"
-                f"{html.escape(op.get('description', ''))}</small></td>"
-                f"<td>{html.escape(params)}</td></tr>"
-            )
-    return (
-        "<!doctype html><html lang=en><meta charset=utf-8><title>klea-serve API</title>"
-        "<meta name=viewport content='width=device-width,initial-scale=1'>"
-        "<link rel=stylesheet href='/static/style.css'><main class=docs>"
-        "<h1>klea-serve HTTP API</h1><p>The machine-readable schema is "
-        "<a href='/api/openapi.json'>/api/openapi.json</a>. MCP clients connect to "
-        "<code>/mcp</code> (streamable HTTP).</p><table><thead><tr><th>method</th>"
-        "<th>path</th><th>what</th><th>parameters</th></tr></thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table></main></html>"
-    )
-
-
 def build_app(
     service: Service,
     *,
@@ -196,7 +121,7 @@ def build_app(
         redoc_url=None,
         openapi_url="/api/openapi.json",
         lifespan=lifespan,
-        responses=_answers(400, *((401,) if policy.token else ()), 403, 413, 500, 503),
+        responses=answers(400, *((401,) if policy.token else ()), 403, 413, 500, 503),
     )
 
     @app.exception_handler(SearchError)
@@ -221,8 +146,8 @@ def build_app(
 
     def openapi() -> dict[str, Any]:
         # The filter's fields are the served stores' own, which a reload may change.
-        schema = _with_filter_schema(base_openapi(), filter_model(service.query_schema))
-        return _with_bearer(schema) if policy.token else schema
+        schema = with_filter_schema(base_openapi(), filter_model(service.query_schema))
+        return with_bearer(schema) if policy.token else schema
 
     app.openapi = openapi  # type: ignore[method-assign]
 
@@ -267,7 +192,7 @@ def build_app(
     @app.get(
         "/api/search",
         summary="Boolean / hybrid search with snippets",
-        responses=_answers(404),
+        responses=answers(404),
     )
     async def search(
         parameters: Annotated[LimitedSearchQuery, Query()],  # type: ignore[valid-type]
@@ -286,7 +211,7 @@ def build_app(
     @app.get(
         "/api/documents/{file_name}",
         summary="One paper and its passages",
-        responses=_answers(404),
+        responses=answers(404),
     )
     async def get_document(
         file_name: Annotated[str, Path(max_length=limits.max_item_chars)],
@@ -347,7 +272,7 @@ def build_app(
 
     @app.get("/api/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
-        return HTMLResponse(_docs_page(app.openapi()))
+        return HTMLResponse(docs_page(app.openapi()))
 
     @app.get("/", include_in_schema=False)
     async def page() -> HTMLResponse:
