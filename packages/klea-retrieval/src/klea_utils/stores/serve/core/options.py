@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from klea_utils.stores._retrieval.context import DEFAULT_CONTEXT_TOKENS
+from klea_utils.stores._retrieval.embedding_defaults import DEFAULT_EMBEDDING_MODEL
 from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
-from langchain_core.embeddings import Embeddings
+
+if TYPE_CHECKING:
+    from langchain_core.embeddings import Embeddings
 
 __all__ = ["ServeLimits", "ServeOptions"]
 
