@@ -25,7 +25,9 @@ ensure_system_packages() {
 
 sync_workspace() {
     echo "==> uv sync --frozen" >&2
-    uv sync --frozen --all-packages --all-extras --group dev --quiet
+    # --compile-bytecode: what pip does on install; without it a machine that writes no
+    # bytecode (PYTHONDONTWRITEBYTECODE) compiles every dependency on every command
+    uv sync --frozen --all-packages --all-extras --group dev --quiet --compile-bytecode
 }
 
 # ensure_files PATH:PKG ...: apt-get install PKG when PATH is missing (fonts and data files
