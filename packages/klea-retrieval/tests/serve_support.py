@@ -188,3 +188,21 @@ class ServeProcess:
             self.process.kill()
             self.process.wait()
         self._log.close()
+
+
+def counting_source(path: Path) -> Any:
+    """An ``fts5:`` paper source over ``path`` that counts the reads of every paper's
+    metadata (``metadata_reads``)."""
+    from klea_utils.stores.serve.papers.sources import Fts5PaperSource
+
+    class CountingSource(Fts5PaperSource):
+        def __init__(self, path: Path) -> None:
+            super().__init__(path)
+            self.metadata_reads = 0
+
+        def paper_metadata(self, file_names: Any = None) -> Any:
+            if file_names is None:
+                self.metadata_reads += 1
+            return super().paper_metadata(file_names)
+
+    return CountingSource(path)

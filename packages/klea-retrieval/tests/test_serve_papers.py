@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 
 import pytest
 from klea_utils.stores._retrieval.qdrant import close_local_qdrant_client
@@ -17,6 +16,7 @@ from klea_utils.stores.serve.papers.vector_sources import vector_paper_source
 from klea_utils.stores.utils import instantiate_vector_store
 from langchain_core.documents import Document
 from retrieval_support import corpus_documents, write_fts5_index
+from serve_support import counting_source
 
 LOG = logging.getLogger("serve-papers-tests")
 KEYS = ["year", "author", "journal", "tag"]
@@ -98,19 +98,6 @@ def test_every_source_gives_a_paper_in_order_and_the_same_facets(source):
         catalogue.count_facets(["colour"])
 
 
-class CountingSource(Fts5PaperSource):
-    """The ``fts5:`` index, counting the reads of every paper's metadata."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(path)
-        self.metadata_reads = 0
-
-    def paper_metadata(self, file_names=None):
-        if file_names is None:
-            self.metadata_reads += 1
-        return super().paper_metadata(file_names)
-
-
 def _with_year(docs: list[Document], file_name: str, year: int) -> list[Document]:
     return [
         Document(id=d.id, page_content=d.page_content, metadata={**d.metadata, "year": year})
@@ -124,7 +111,7 @@ def test_facet_counts_are_kept_until_the_fts5_index_changes(tmp_path):
     index = tmp_path / "chunks.sqlite"
     docs = corpus_documents()
     write_fts5_index(index, docs[:2])  # sinha2021.pdf only
-    source = CountingSource(index)
+    source = counting_source(index)
     catalogue = PaperCatalogue([source])
     one_paper = (1, {"year": [("2021", 1)], "author": [("Ankur Sinha", 1), ("Padraig Gleeson", 1)]})
     assert catalogue.count_facets(["year", "author"]) == one_paper

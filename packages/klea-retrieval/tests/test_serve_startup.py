@@ -30,7 +30,7 @@ from klea_utils.stores.serve import (
 )
 from klea_utils.stores.serve.papers.catalogue import PaperCatalogue
 from klea_utils.stores.serve.papers.sources import Fts5PaperSource
-from serve_support import ServeProcess, ServerThread, build_stores, free_port
+from serve_support import ServeProcess, ServerThread, build_stores, counting_source, free_port
 
 QUESTION = {"query": "Golgi cells granule", "k": 2}
 
@@ -149,21 +149,8 @@ def test_a_reload_asked_during_the_load_waits_for_it(stores, fake_embeddings):
         assert http.post("/api/retrieve", json=QUESTION).json()["passages"]
 
 
-class CountingSource(Fts5PaperSource):
-    """The ``fts5:`` index, counting the reads of every paper's metadata."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(path)
-        self.metadata_reads = 0
-
-    def paper_metadata(self, file_names=None):
-        if file_names is None:
-            self.metadata_reads += 1
-        return super().paper_metadata(file_names)
-
-
 def test_passage_counts_do_not_read_every_papers_metadata(stores):
-    source = CountingSource(stores.fts5)
+    source = counting_source(stores.fts5)
     catalogue = PaperCatalogue([source])
     counts = catalogue.passage_counts()
     assert (len(counts), sum(counts.values())) == (4, 6)
@@ -191,7 +178,7 @@ def test_the_command_answers_health_first_then_serves(stores, tmp_path):
 
 
 def test_the_facet_rows_are_read_once_the_service_serves(stores, fake_embeddings):
-    source = CountingSource(stores.fts5)
+    source = counting_source(stores.fts5)
 
     def opener(options: ServeOptions) -> KleaService:
         service = open_service(options, progress=lambda _: None)

@@ -10,6 +10,7 @@ the HTTP API and the MCP tool declare.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from klea_utils.stores.config import FilterFieldInfo, RetrieverConfig
@@ -67,8 +68,13 @@ def metadata_filter(
     return result
 
 
+@lru_cache(maxsize=8)
 def filter_model(query_schema: type[BaseModel]) -> type[BaseModel]:
-    """The typed ``filter`` of ``retrieve``: ``query_schema`` without its query field."""
+    """The typed ``filter`` of ``retrieve``: ``query_schema`` without its query field.
+
+    Built once per query schema (a service builds its schema once; a reload makes a new
+    one), not on every request that validates a filter.
+    """
     fields: dict[str, Any] = {
         name: (info.annotation, Field(default=None, description=info.description))
         for name, info in query_schema.model_fields.items()
