@@ -10,8 +10,11 @@ answers: fused by ``rrf_merge``, optionally re-scored by
 :func:`~klea_utils.stores._retrieval.passage_focus.focus_rerank`, cut to the size of the
 union of the legs' top ``k``, recency blend, widened with neighbours. Printed per system
 (all legs fused, each leg alone): answer@1 and @3, with wall and CPU time per question of
-the re-scoring alone. ``baseline`` is the pipeline before the work (each leg ``k`` deep,
-no re-scoring); the other rows are re-scoring settings, ``--grid`` tries many.
+the re-scoring alone (with the read of the pool's stored vectors). ``baseline`` is the
+pipeline before the work (each leg ``k`` deep, no re-scoring); ``focus, words only`` the
+focus before stored vectors were blended in; the other rows are re-scoring settings,
+``--grid`` tries many. The stored vectors re-score a system only when it has the vector
+leg (BM25 alone reads words only, as klea-retrieve with BM25 stores alone).
 """
 
 from __future__ import annotations
@@ -76,8 +79,13 @@ def replay(
     pipeline.focus = setting.params
     depth = setting.params.pool if setting.params is not None else k
     wall, cpu = time.perf_counter(), time.process_time()
+    # The pipeline blends in stored vectors only where the vector leg is among the lists,
+    # as klea-retrieve with BM25 stores alone has none to read.
     merged = pipeline._fuse(
-        question, [(lb, hits[: max(k, depth)]) for lb, hits in sets], [k] * len(sets)
+        question,
+        [(lb, hits[: max(k, depth)]) for lb, hits in sets],
+        [k] * len(sets),
+        pipeline.domains[0],
     )
     clock[0] += time.perf_counter() - wall
     clock[1] += time.process_time() - cpu
@@ -92,16 +100,20 @@ def replay(
 def settings_to_try(grid: bool, pool: int) -> list[Setting]:
     from klea_utils.stores._retrieval.passage_focus import FocusParams
 
-    chosen = [Setting("baseline", None), Setting("focus (defaults)", FocusParams())]
+    chosen = [
+        Setting("baseline", None),
+        Setting("focus, words only", FocusParams(vector_share=0.0)),
+        Setting("focus (defaults)", FocusParams()),
+    ]
     if not grid:
         return chosen
-    for depth, within, weight, share in itertools.product(
-        (20, 30, 50), (True, False), (0.4, 0.5, 0.6, 0.7, 0.8), (0.0, 0.25, 0.5)
+    for scope, weight, vector_share, share in itertools.product(
+        ("pool", "file"), (0.5, 0.6, 0.7, 0.8), (0.0, 0.2, 0.35, 0.5), (0.0, 0.25)
     ):
-        if depth > pool:
-            continue
-        params = FocusParams(pool=depth, weight=weight, window_share=share, within_files=within)
-        name = f"pool {depth} {'within' if within else 'across'} w {weight} share {share}"
+        params = FocusParams(
+            weight=weight, window_share=share, vector_share=vector_share, idf_scope=scope
+        )
+        name = f"idf {scope} w {weight} vector {vector_share} window {share}"
         chosen.append(Setting(name, params))
     return chosen
 

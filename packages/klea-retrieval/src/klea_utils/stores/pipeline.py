@@ -49,6 +49,7 @@ from klea_utils.stores._retrieval.context import (
 from klea_utils.stores._retrieval.embedding_defaults import DEFAULT_EMBEDDING_MODEL
 from klea_utils.stores._retrieval.fusion import document_key
 from klea_utils.stores._retrieval.passage_focus import FocusParams, focus_rerank
+from klea_utils.stores._retrieval.pool_similarity import pool_similarities
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.filters import validate_metadata_filter
 from klea_utils.stores.retrieval.base import BaseKleaRetriever
@@ -295,7 +296,7 @@ class KleaPipeline:
                 for store in manager._stores_of(domain)
                 if store.loaded_object is not None
             )
-        merged = self._fuse(query, sets, depths)
+        merged = self._fuse(query, sets, depths, domain)
         model = self._cross_encoder()
         if model is not None:
             merged = cross_encoder_rerank(query, merged, model=model)
@@ -328,16 +329,50 @@ class KleaPipeline:
         return kept
 
     def _fuse(
-        self, query: str, sets: list[tuple[str, list[tuple[Document, float]]]], depths: list[int]
+        self,
+        query: str,
+        sets: list[tuple[str, list[tuple[Document, float]]]],
+        depths: list[int],
+        domain: str | None = None,
     ) -> list[tuple[Document, float]]:
         """Fuse the stores' lists; with focus, re-score the pool and keep as many as the
-        stores' own top ``k`` (``depths``, one per list) would have given."""
+        stores' own top ``k`` (``depths``, one per list) would have given.
+
+        The focus blends in the pooled passages' stored-vector cosine to the question
+        when a vector store of ``domain`` answered (see :meth:`_pool_similarities`)."""
         if self.focus is None:
             return rrf_merge(sets)
         shallow = {
             document_key(d) for (_, hits), n in zip(sets, depths, strict=True) for d, _ in hits[:n]
         }
-        return focus_rerank(query, rrf_merge(sets), self.focus)[: len(shallow)]
+        merged = rrf_merge(sets)
+        similarities = None
+        # Only when the vector leg answered: its question vector is then in the memo (a
+        # leg that failed or timed out must not be waited for here).
+        answered = any(label.startswith(self.vector.source_label) for label, _ in sets)
+        if domain is not None and self.focus.vector_share > 0 and merged and answered:
+            similarities = self._pool_similarities(domain, query, [d for d, _ in merged])
+        return focus_rerank(query, merged, self.focus, similarities)[: len(shallow)]
+
+    def _pool_similarities(
+        self, domain: str, query: str, docs: list[Document]
+    ) -> list[float | None] | None:
+        """Each pooled passage's stored-vector cosine to ``query`` (``None`` where no
+        vector store of ``domain`` holds its vector); ``None`` without a loaded vector
+        store or when the question cannot be embedded (logged; the focus stays lexical)."""
+        stores = [
+            store.loaded_object
+            for store in self.config.domains[domain].vector_stores
+            if store.loaded_object is not None
+        ]
+        if not stores:
+            return None
+        try:
+            query_vector = self.vector.query_vector(query)
+        except Exception as exc:  # the vector leg has named this failure already
+            self.logger.warning("question not embedded for passage re-scoring: %s", exc)
+            return None
+        return pool_similarities(query_vector, docs, stores)
 
     def _neighbour_sources(self, domain: str) -> list[NeighbourSource]:
         """The loaded stores of ``domain`` that can look chunks up, in-memory ones first.

@@ -13,15 +13,22 @@ question's *distinguishing* words stand together. This pass looks at that place:
 3. A passage's *focus* is the weight of the question words inside its best window of
    ``window`` words (each distinct word counted once), as a share of the weight of all
    the question's words, blended with the share its whole text covers.
-4. The final score mixes the fused rank score (scaled to the best candidate's) and the
+4. Where the pipeline can read the pooled passages' stored vectors (a vector store in
+   the domain), the focus blends in their cosine to the question, scaled over the pool
+   to ``[0, 1]`` (min-max): ``(1 - vector_share) * lexical + vector_share * cosine``. A
+   passage that says the answer in other words than the question keeps its place
+   against a neighbour that repeats the question's words. A passage without a stored
+   vector keeps its lexical focus.
+5. The final score mixes the fused rank score (scaled to the best candidate's) and the
    focus: ``(1 - weight) * fused + weight * focus``.
 
 Numbers and units are matched as such: a number word up to twenty reads as its digits
 ("five" matches "5"), and ``%``, ``$`` and ``°`` read as "percent", "dollar" and
 "degree", so "5 percent" finds "5%".
 
-No model is loaded and nothing is downloaded: the pass reads the candidates' text only,
-a few milliseconds for a pool of 60 passages. It runs in :class:`~klea_utils.stores.
+No model is loaded and nothing is downloaded: the pass reads the candidates' text and
+stored vectors (the question's vector is the one the vector leg searched with), a few
+milliseconds for a pool of 60 passages. It runs in :class:`~klea_utils.stores.
 pipeline.KleaPipeline` between the fusion and the optional cross-encoder.
 """
 
@@ -32,6 +39,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Literal
 
 from klea_utils.stores._retrieval.query_words import LEXICAL_STOPWORDS
 from klea_utils.stores.text import normalize_text
@@ -40,6 +48,7 @@ from sci_etl_core.search.stemming import porter_stem
 
 __all__ = [
     "FocusParams",
+    "blend_similarities",
     "focus_rerank",
     "focus_scores",
     "heading_words",
@@ -83,6 +92,11 @@ class FocusParams:
         within_files: Re-order passages inside each file only: every file keeps the
             places (and fused scores) its passages hold in the fused order, filled by its
             best focused passages. ``False`` re-scores across files too.
+        vector_share: Share of the stored-vector cosine in the focus when the passages'
+            similarities are given (0: the focus reads words only).
+        idf_scope: ``pool``: a question word weighs by how few passages of the whole
+            pool hold it; ``file``: by how few passages of the same file hold it (the
+            words every passage of a long document repeats weigh little there).
     """
 
     pool: int = 20
@@ -90,14 +104,18 @@ class FocusParams:
     weight: float = 0.7
     window_share: float = 0.25
     within_files: bool = True
+    vector_share: float = 0.35
+    idf_scope: Literal["pool", "file"] = "pool"
 
     def __post_init__(self) -> None:
         if self.pool < 1 or self.window < 1:
             raise ValueError(f"pool and window must be >= 1, got {self.pool}, {self.window}")
-        for name in ("weight", "window_share"):
+        for name in ("weight", "window_share", "vector_share"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within [0, 1], got {value!r}")
+        if self.idf_scope not in ("pool", "file"):
+            raise ValueError(f"idf_scope must be 'pool' or 'file', got {self.idf_scope!r}")
 
 
 @lru_cache(maxsize=1 << 16)
@@ -146,6 +164,7 @@ def focus_scores(
     texts: Sequence[str],
     params: FocusParams,
     lead_words: Sequence[int] | None = None,
+    groups: Sequence[str] | None = None,
 ) -> list[float]:
     """Each text's focus in ``[0, 1]`` for ``question`` (all 0 when it has no content word).
 
@@ -159,12 +178,20 @@ def focus_scores(
     wanted = set(terms)
     found = [[(i, t) for i, t in enumerate(passage_terms(text)) if t in wanted] for text in texts]
     held = [{term for _, term in hits} for hits in found]
-    holders = {t: sum(t in terms_of for terms_of in held) for t in terms}
-    weights = {t: math.log(1.0 + (len(texts) + 1.0) / (holders[t] + 0.5)) for t in terms}
-    whole = sum(weights.values())
+    keys = list(groups) if groups is not None else [""] * len(texts)
+    members: dict[str, list[int]] = {}
+    for i, key in enumerate(keys):
+        members.setdefault(key, []).append(i)
+    group_weights = {}
+    for key, inside in members.items():
+        holders = {t: sum(t in held[i] for i in inside) for t in terms}
+        n = len(inside)
+        group_weights[key] = {t: math.log(1.0 + (n + 1.0) / (holders[t] + 0.5)) for t in terms}
     leads = lead_words if lead_words is not None else [0] * len(texts)
     scores = []
-    for hits, terms_of, lead in zip(found, held, leads, strict=True):
+    for hits, terms_of, lead, key in zip(found, held, leads, keys, strict=True):
+        weights = group_weights[key]
+        whole = sum(weights.values())
         covered = sum(weights[t] for t in terms_of)
         body = [(i, t) for i, t in hits if i >= lead]
         window = _best_window(body, weights, params.window) if body else 0.0
@@ -184,25 +211,53 @@ def heading_words(doc: Document) -> int:
     return len(passage_terms(lead))
 
 
+def blend_similarities(
+    focus: Sequence[float], similarities: Sequence[float | None], share: float
+) -> list[float]:
+    """``focus`` blended with ``similarities`` scaled to ``[0, 1]`` over those known.
+
+    A passage whose similarity is ``None`` keeps its focus; when every known similarity
+    is the same, they add nothing to tell the passages apart.
+    """
+    known = [s for s in similarities if s is not None]
+    if not known or share == 0.0:
+        return list(focus)
+    low, span = min(known), max(known) - min(known)
+    return [
+        f if s is None else (1.0 - share) * f + share * ((s - low) / span if span else 0.0)
+        for f, s in zip(focus, similarities, strict=True)
+    ]
+
+
 def focus_rerank(
     question: str,
     merged: Sequence[tuple[Document, float]],
     params: FocusParams | None = None,
+    similarities: Sequence[float | None] | None = None,
 ) -> list[tuple[Document, float]]:
     """``merged`` (fused ``(document, score)`` pairs) re-scored by focus, best first.
 
-    Ties keep the fused order. With ``params.weight`` 0, or a question without content
-    words, the order is the fused one and the scores are scaled fused scores.
+    ``similarities``: each pair's stored-vector cosine to the question (``None`` where
+    unknown), in the order of ``merged``; blended into the focus by
+    ``params.vector_share``. Ties keep the fused order. With ``params.weight`` 0 the
+    order is the fused one and the scores are scaled fused scores.
     """
     params = params or FocusParams()
     if not merged:
         return []
-    merged = sorted(merged, key=lambda pair: -pair[1])  # stable: the fused order
+    if similarities is not None and len(similarities) != len(merged):
+        raise ValueError(f"{len(similarities)} similarities for {len(merged)} passages")
+    order_in = sorted(range(len(merged)), key=lambda i: -merged[i][1])  # stable: fused order
+    sims = [similarities[i] for i in order_in] if similarities is not None else None
+    merged = [merged[i] for i in order_in]
     top = merged[0][1] or 1.0
     docs = [doc for doc, _ in merged]
+    groups = [_file_of(d) for d in docs] if params.idf_scope == "file" else None
     focus = focus_scores(
-        question, [d.page_content for d in docs], params, [heading_words(d) for d in docs]
+        question, [d.page_content for d in docs], params, [heading_words(d) for d in docs], groups
     )
+    if sims is not None:
+        focus = blend_similarities(focus, sims, params.vector_share)
     finals = [
         (1.0 - params.weight) * (score / top) + params.weight * f
         for (_, score), f in zip(merged, focus, strict=True)

@@ -12,10 +12,12 @@ from klea_utils.stores.filters import translate_metadata_filter, translation_is_
 from klea_utils.stores.retrieval.base import BaseKleaRetriever
 from klea_utils.stores.retrieval.bm25 import filtered_top_k
 from klea_utils.stores.store_uri import StoreURI
+from klea_utils.stores.text import normalize_text
 from klea_utils.stores.utils import instantiate_vector_store
 from langchain_core.documents import Document
 
 if TYPE_CHECKING:
+    from klea_utils.stores._retrieval.query_memo import QueryVectorMemo
     from langchain_core.embeddings import Embeddings
 
 __all__ = ["VSRetriever"]
@@ -69,6 +71,7 @@ class VSRetriever(BaseKleaRetriever):
         super().__init__(config, logger, default_k=default_k, k_max=k_max, k_inc=k_inc)
         self.embedding_model = embedding_model
         self.embeddings: Embeddings | None = None
+        self._memo: QueryVectorMemo | None = None
         self._setup_lock = threading.Lock()
 
     def setup(self) -> None:
@@ -85,12 +88,32 @@ class VSRetriever(BaseKleaRetriever):
 
                 self.embeddings = load_query_embeddings(self.embedding_model)
 
+    def _query_embeddings(self) -> Embeddings:
+        """The query model behind a memo of its last questions (see :meth:`query_vector`)."""
+        self.setup()
+        with self._setup_lock:
+            model = self.embeddings
+            assert model is not None  # setup() loaded it
+            if self._memo is None or self._memo.model is not model:
+                from klea_utils.stores._retrieval.query_memo import QueryVectorMemo
+
+                self._memo = QueryVectorMemo(model)
+            return self._memo
+
+    def query_vector(self, query: str) -> list[float]:
+        """``query``'s embedding as the stores were searched with it (normalized first).
+
+        The stores embed a question through the same memo, so a question the vector leg
+        has just searched with is not embedded again.
+        """
+        return self._query_embeddings().embed_query(normalize_text(query))
+
     def _stores_of(self, domain_name: str) -> Sequence[StoreInfo]:
         return self.config.domains[domain_name].vector_stores
 
     def _instantiate_store(self, store: StoreInfo) -> Any:
-        self.setup()
-        return instantiate_vector_store(store.path, store.name, self.embeddings, self.logger)
+        embeddings = self._query_embeddings()
+        return instantiate_vector_store(store.path, store.name, embeddings, self.logger)
 
     def _retrieve_from_store(
         self,
