@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeGuard, get_args
 
+from klea_utils.stores._retrieval.regions import REGIONS_KEY, join_regions
 from langchain_core.documents import Document
 
 __all__ = [
@@ -230,6 +231,9 @@ def widen(hit: Document, section: Sequence[Document], mode: ContextMode, budget:
     pages = _pages(chunks)
     if pages is not None:
         metadata["page_start"], metadata["page_end"] = pages
+    regions = join_regions(doc.metadata for doc in chunks)
+    if regions:
+        metadata[REGIONS_KEY] = regions
     return hit.model_copy(update={"page_content": text, "metadata": metadata})
 
 

@@ -14,9 +14,12 @@ __all__ = ["REF_DOC_OVERHEAD", "serialize_reference_material", "truncate_referen
 REF_DOC_OVERHEAD = 200
 """Per-document character overhead counted by :func:`truncate_reference_material`."""
 
-# Keys never shown: the file name is the header, headings label each chunk, the hash is
+# Keys never shown: the file name is the header, headings label each chunk, the pages and
+# the page label make the page reference, regions are boxes for a viewer, the hash is
 # machine state, and ``_``-prefixed keys (scores, backend ids) are internal.
-_HIDDEN_KEYS = frozenset({"file_name", "file_hash", "headings", "page_start", "page_end"})
+_HIDDEN_KEYS = frozenset(
+    {"file_name", "file_hash", "headings", "page_start", "page_end", "regions", "page_label"}
+)
 _SHARED_ORDER = ("title", "authors", "year", "journal", "doi", "keywords")
 
 RefMaterial = dict[str, list[tuple[Document, float]]]

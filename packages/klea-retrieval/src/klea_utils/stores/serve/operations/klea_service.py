@@ -174,11 +174,11 @@ class KleaService:
             "passages": [
                 {
                     "id": d.id,
-                    "headings": display_metadata(d.metadata)["headings"],
-                    "pages": display_metadata(d.metadata)["pages"],
+                    **{k: shown[k] for k in ("headings", "pages", "regions")},
                     "text": d.page_content,
                 }
                 for d in paper.passages
+                for shown in (display_metadata(d.metadata),)
             ],
         }
 
