@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["REGIONS_KEY", "chunk_regions", "piece_span"]
+__all__ = ["REGIONS_KEY", "chunk_regions", "piece_span", "region_pages"]
 
 REGIONS_KEY = "regions"
 """Chunk metadata key of the regions."""
@@ -34,12 +34,15 @@ def piece_span(piece: str, whole: str) -> tuple[int, int] | None:
     words = piece.split()
     if not words or not whole:
         return None
-    head = _pattern(words[:_EDGE_WORDS]).search(whole)
-    if head is None:
+    # the edge words may recur (a repeated phrase): take the pair of matches whose span is
+    # nearest the piece's own length
+    length = len(" ".join(words))
+    heads = list(_pattern(words[:_EDGE_WORDS]).finditer(whole))
+    tails = list(_pattern(words[-_EDGE_WORDS:]).finditer(whole))
+    pairs = [(h, t) for h in heads for t in tails if t.end() > h.start()]
+    if not pairs:
         return None
-    tail = _pattern(words[-_EDGE_WORDS:]).search(whole, head.start())
-    if tail is None:
-        return None
+    head, tail = min(pairs, key=lambda pair: abs(pair[1].end() - pair[0].start() - length))
     start, end = head.start(), tail.end()
     if start == 0 and end >= len(whole.rstrip()):
         return None
@@ -95,3 +98,17 @@ def chunk_regions(
             if box is not None and (not regions or regions[-1] != region):
                 regions.append(region)
     return regions
+
+
+def region_pages(items: Iterable[Any], regions: list[dict[str, Any]]) -> tuple[int, int] | None:
+    """First and last page of ``regions`` when every provenance of ``items`` has a box
+    (so the regions tell the chunk's pages: a piece of a paragraph that crosses a page
+    may lie on one of them); ``None`` otherwise."""
+    if not regions:
+        return None
+    for item in items:
+        for prov in getattr(item, "prov", None) or []:
+            if _box(prov, {}) is None and isinstance(getattr(prov, "page_no", None), int):
+                return None
+    pages = [region["page"] for region in regions]
+    return min(pages), max(pages)

@@ -23,7 +23,11 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._ingest.chunking.chunk_regions import REGIONS_KEY, chunk_regions
+from klea_utils.stores._ingest.chunking.chunk_regions import (
+    REGIONS_KEY,
+    chunk_regions,
+    region_pages,
+)
 from klea_utils.stores._ingest.chunking.doc_chunker import StructureChunker
 from klea_utils.stores._ingest.chunking.text_segments import segment_text
 from klea_utils.stores._ingest.chunking.token_counter import (
@@ -251,7 +255,10 @@ class Chunker:
                 if len(pieces) > 1:
                     body = _without_headings(piece, metadata["headings"])
                     regions = chunk_regions(chunk.items, body, heights)
-                extra = {REGIONS_KEY: regions} if regions else {}
+                extra: dict[str, Any] = {REGIONS_KEY: regions} if regions else {}
+                narrowed = region_pages(chunk.items, regions)
+                if narrowed is not None:  # a piece of a paragraph may lie on one page of two
+                    extra["page_start"], extra["page_end"] = narrowed
                 docs.append(
                     Document(
                         page_content=piece,

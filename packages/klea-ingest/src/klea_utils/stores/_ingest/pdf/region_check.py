@@ -2,13 +2,15 @@
 
 For each region the text of the page's text layer inside the box is read with pdfium
 (``PdfTextPage.get_text_bounded``); :func:`words_inside_share` is the share of the chunk's
-words (its heading lines left out) found there, counted with multiplicity. The ingestion
+words (its heading lines left out) found there, counted with multiplicity (a word
+hyphenated at a line end counts as found when its two halves are). The ingestion
 tests and ``scripts/bench/pdf_regions.py`` use it; an OCRed page has no text layer, so its
 regions are read from the OCR lines of that page instead (:func:`ocr_text_inside`).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -64,6 +66,13 @@ def ocr_text_inside(
     return "\n".join(out)
 
 
+def _line_end_joins(text: str) -> list[str]:
+    """Words hyphenated at a line end, joined (``trans`` + ``forms``): pdfium's text keeps
+    the halves on two lines, the chunk the whole word."""
+    lines = [chunk_words(line) for line in text.splitlines()]
+    return [a[-1] + b[0] for a, b in itertools.pairwise(lines) if a and b]
+
+
 def words_inside_share(chunk_text: str, inside: str, headings: Iterable[str] = ()) -> float:
     """Share of the words of ``chunk_text`` (its heading lines removed) found in ``inside``.
 
@@ -78,4 +87,5 @@ def words_inside_share(chunk_text: str, inside: str, headings: Iterable[str] = (
     if not total:
         return 1.0
     found = Counter(chunk_words(inside))
+    found.update(_line_end_joins(inside))
     return sum((words & found).values()) / total
