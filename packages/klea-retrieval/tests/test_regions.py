@@ -110,3 +110,34 @@ def test_a_widened_hit_holds_the_regions_of_every_chunk_joined() -> None:
     second = Document(page_content="Results\nTwo.", metadata=_meta(1, REGIONS[1:]))
     wide = widen(first, [first, second], "neighbours", 200)
     assert wide.metadata["regions"] == REGIONS
+
+
+# -- page labels ---------------------------------------------------------------------------
+
+
+def test_references_cite_the_printed_page_beside_the_physical_one() -> None:
+    from klea_utils.stores._retrieval.references import page_label
+
+    one = {"page_start": 7, "page_end": 7}
+    assert page_label({**one, "page_label": "1234"}) == "p. 7 (printed 1234)"
+    assert page_label({**one, "page_label": "7"}) == "p. 7"  # nothing more to say
+    assert page_label(one) == "p. 7"  # an older store
+    two = {"page_start": 7, "page_end": 8, "page_label": "1234-1235"}
+    assert page_label(two) == "pp. 7-8 (printed 1234-1235)"
+    doc = Document(page_content="x", metadata={**_meta(0), "page_label": "xii"})
+    text = serialize_reference_material({"papers": [(doc, 1.0)]})
+    assert "[pp. 3-4 (printed xii)]" in text
+    assert "page_label" not in text
+
+
+def test_serve_and_mcp_passages_carry_the_page_label() -> None:
+    assert display_metadata({**_meta(0), "page_label": " 12 "})["page_label"] == "12"
+    assert display_metadata(_meta(0))["page_label"] is None
+
+
+def test_a_widened_hit_keeps_a_page_label_all_its_chunks_share() -> None:
+    first = Document(page_content="Results\nOne.", metadata={**_meta(0), "page_label": "5"})
+    second = Document(page_content="Results\nTwo.", metadata={**_meta(1), "page_label": "5"})
+    assert widen(first, [first, second], "neighbours", 200).metadata["page_label"] == "5"
+    other = Document(page_content="Results\nTwo.", metadata={**_meta(1), "page_label": "6"})
+    assert "page_label" not in widen(first, [first, other], "neighbours", 200).metadata

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ __all__ = [
     "DEFAULT_OVERLAP_SENTENCES",
     "MINILM_MAX_TOKENS",
     "OLLAMA_TOKENIZER",
+    "PAGE_LABEL_KEY",
     "SECTION_INDEX_KEY",
     "Chunker",
     "chunk_pages",
@@ -63,6 +65,9 @@ CHUNKING_VERSION = 4
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
 table cut into pieces repeats its caption and header row in each; 4: PDF chunks carry
 ``regions``, their boxes on the page)."""
+
+PAGE_LABEL_KEY = "page_label"
+"""Chunk metadata key of the page number printed on the chunk's page(s)."""
 
 CHUNK_INDEX_KEY = "chunk_index"
 """Metadata key of a chunk's position in its file (0-based, reading order)."""
@@ -218,10 +223,19 @@ class Chunker:
             body = text
         return [prefix + piece for piece in segment_text(body, room, self.count_tokens)]
 
-    def chunk(self, document: Any, *, file_name: str, file_hash: str) -> list[Document]:
+    def chunk(
+        self,
+        document: Any,
+        *,
+        file_name: str,
+        file_hash: str,
+        page_labels: Mapping[int, str] | None = None,
+    ) -> list[Document]:
         """Return the chunks of ``document`` with ``file_name``, ``file_hash``, ``headings``.
 
-        PDF chunks also carry ``page_start`` and ``page_end`` (1-based ints). Every chunk
+        PDF chunks also carry ``page_start`` and ``page_end`` (1-based ints), ``regions``
+        and, where ``page_labels`` (page -> label) knows them, ``page_label``: the label of
+        the first page, or ``"first-last"`` labels for a chunk across pages. Every chunk
         carries :data:`CHUNK_INDEX_KEY` and :data:`SECTION_INDEX_KEY`.
 
         ``page_content`` is the contextualized text (heading chain, then the chunk's text)
@@ -259,6 +273,9 @@ class Chunker:
                 narrowed = region_pages(chunk.items, regions)
                 if narrowed is not None:  # a piece of a paragraph may lie on one page of two
                     extra["page_start"], extra["page_end"] = narrowed
+                label = _page_label(narrowed or pages, page_labels)
+                if label:
+                    extra[PAGE_LABEL_KEY] = label
                 docs.append(
                     Document(
                         page_content=piece,
@@ -266,6 +283,16 @@ class Chunker:
                     )
                 )
         return docs
+
+
+def _page_label(pages: tuple[int, int] | None, labels: Mapping[int, str] | None) -> str:
+    """``"1234"``, or ``"1234-1235"`` for a chunk across pages; ``""`` when unknown."""
+    if pages is None or not labels:
+        return ""
+    first, last = labels.get(pages[0], ""), labels.get(pages[1], "")
+    if not first:
+        return ""
+    return first if pages[0] == pages[1] or not last or last == first else f"{first}-{last}"
 
 
 def _page_heights(document: Any) -> dict[int, float]:

@@ -174,7 +174,7 @@ class KleaService:
             "passages": [
                 {
                     "id": d.id,
-                    **{k: shown[k] for k in ("headings", "pages", "regions")},
+                    **{k: shown[k] for k in ("headings", "pages", "page_label", "regions")},
                     "text": d.page_content,
                 }
                 for d in paper.passages

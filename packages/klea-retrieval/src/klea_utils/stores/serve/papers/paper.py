@@ -75,6 +75,14 @@ def _pages(metadata: dict[str, Any]) -> list[int]:
     return []
 
 
+def _page_label(metadata: dict[str, Any]) -> str | None:
+    """The number printed on the passage's page(s) (``"1234"``), ``None`` when unknown."""
+    label = metadata.get("page_label")
+    if not isinstance(label, str) or not label.strip():
+        return None
+    return " ".join(label.split())[:40]
+
+
 def display_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
     """The fields a person or an agent reads about a passage (display names only)."""
     year = metadata.get("year")
@@ -87,6 +95,7 @@ def display_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
         "doi": metadata.get("doi"),
         "headings": [h for h in metadata.get("headings") or [] if isinstance(h, str)],
         "pages": _pages(metadata),
+        "page_label": _page_label(metadata),
         "regions": regions_of(metadata),
         "tags": _tags(metadata),
         "collections": _values(metadata, "collections"),

@@ -24,6 +24,7 @@ _PASSAGE_KEYS = (
     "record_id",
     "headings",
     "pages",
+    "page_label",
     "regions",
     "score",
     "lexical_rank",
