@@ -17,6 +17,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from klea_utils.stores.serve.core.service import PaperFileChangedError
+
 __all__ = ["LibraryFiles", "PaperFileChangedError", "PaperFileMissingError"]
 
 _HASH_BLOCK = 1 << 20
@@ -24,10 +26,6 @@ _HASH_BLOCK = 1 << 20
 
 class PaperFileMissingError(LookupError):
     """The paper is not in the library, or its file is not in the papers folder (404)."""
-
-
-class PaperFileChangedError(ValueError):
-    """The paper's file differs from the one that was stored (409)."""
 
 
 def _sha256(path: Path) -> str:
