@@ -16,6 +16,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from klea_utils.stores._ingest.pdf.text_scripts import is_unspaced
+
 __all__ = ["chunk_words", "ocr_text_inside", "region_text", "words_inside_share"]
 
 _WORD = re.compile(r"\w+")
@@ -24,10 +26,18 @@ _MARGIN = 1.0
 
 
 def chunk_words(text: str) -> list[str]:
-    """The words of ``text`` (letters and digits), case-folded."""
+    """The words of ``text`` (letters and digits), case-folded; in scripts written without
+    spaces (Chinese, Japanese, Thai...) every character counts as a word, since where a
+    line break falls in such a run differs between the chunk and the page."""
     import unicodedata
 
-    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+    words: list[str] = []
+    for word in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
+        if any(is_unspaced(char) for char in word):
+            words.extend(word)
+        else:
+            words.append(word)
+    return words
 
 
 def region_text(pdf: Any, regions: Iterable[Mapping[str, Any]]) -> str:
