@@ -51,6 +51,8 @@ OPERATIONS = [
     "POST /api/retrieve",
     "GET /api/search",
     "GET /api/documents/{file_name}",
+    "GET /api/papers/{file_name}/pages/{page}.png",
+    "GET /api/papers/{file_name}/file",
     "GET /api/facets",
     "POST /api/graph",
     "GET /api/health",

@@ -184,13 +184,17 @@ def retrieve(
 
 
 def _shown(metadata: dict[str, Any]) -> dict[str, Any]:
-    """Metadata as shown: person-name fields without their expanded filter variants."""
+    """Metadata as shown: person-name fields without their expanded filter variants, and
+    ``regions`` as a list whichever way the store kept it."""
+    from klea_utils.stores._retrieval.regions import REGIONS_KEY, regions_of
     from klea_utils.stores.metadata import PERSON_NAME_FILTER_FIELDS
     from klea_utils.stores.utils import display_person_names
 
     return {
         key: display_person_names(value)
         if key in PERSON_NAME_FILTER_FIELDS and isinstance(value, list)
+        else regions_of(metadata)
+        if key == REGIONS_KEY
         else value
         for key, value in metadata.items()
     }

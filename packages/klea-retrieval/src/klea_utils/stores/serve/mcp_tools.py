@@ -108,7 +108,9 @@ def _add_retrieve(server: MCPServer, service: Service) -> None:
         """Answer a question from the stores: fused vector + BM25 retrieval, re-ranked.
 
         Returns `passages` (each with file, title, authors, year, journal, headings, pages,
-        score and text, best first), `notes` naming any store that failed or was too slow
+        `page_label` (the number printed on the page, or null), `regions` (the passage's
+        boxes on its pages: page and [left, bottom, right, top] in PDF points), score and
+        text, best first), `notes` naming any store that failed or was too slow
         and was left out, and `references`: the passages serialized for quoting.
         """
         values = filter.model_dump(exclude_none=True) if filter is not None else None
@@ -142,7 +144,8 @@ def build_mcp_server(service: Service) -> MCPServer:
     ) -> dict[str, Any]:
         """Boolean or hybrid search over the FTS5 index, with highlighted snippets.
 
-        Returns `hits` (record_id, file, title, authors, year, journal, pages, score, and
+        Returns `hits` (record_id, file, title, authors, year, journal, pages, page_label,
+        regions, score, and
         `snippets` with [start, end) highlight offsets), the query's `chips`, and `error`:
         null, or for a malformed query its `message`, `position`, `token` and `caret`
         line (the query with ^ under the fault); a malformed query is not an exception.
@@ -166,7 +169,8 @@ def build_mcp_server(service: Service) -> MCPServer:
         ],
     ) -> dict[str, Any]:
         """One paper: its metadata (title, authors, year, journal, doi, tags) and its
-        `passages` in reading order, each with headings, pages and text."""
+        `passages` in reading order, each with headings, pages, page_label, regions and
+        text."""
         return await _answer("get_document", service.get_document(file_name), (LookupError,))
 
     @server.tool()

@@ -3,7 +3,8 @@
 A line is furniture when it is rotated (margin stamps such as arXiv's identifier), matches
 a known stamp, is a bare page number near the top or bottom of the page, or repeats (digits
 ignored) near the top or bottom of several pages. Furniture is removed from the body text:
-it would otherwise land in the middle of a sentence and become a heading.
+it would otherwise land in the middle of a sentence and become a heading. The numbers a
+removed running line may print as the page's folio are kept on the page (``folios``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from klea_utils.stores._ingest.pdf.page_labels import folio_candidates
 from klea_utils.stores._ingest.pdf.pdf_lines import Line, PageLines
 
 __all__ = ["EDGE_BAND", "is_stamp", "remove_furniture"]
@@ -104,6 +106,9 @@ def remove_furniture(pages: list[PageLines]) -> int:
             )
             if furniture:
                 dropped += 1
+                if band is not None and not line.rotated:
+                    bare = bool(_PAGE_NUMBER.match(line.text))
+                    page.folios.extend(folio_candidates(line.text, bare))
             else:
                 kept.append(line)
         page.lines = kept

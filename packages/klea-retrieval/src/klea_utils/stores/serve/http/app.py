@@ -41,6 +41,7 @@ from klea_utils.stores.serve.http.access import AccessPolicy
 from klea_utils.stores.serve.http.guard import protect
 from klea_utils.stores.serve.http.mcp_route import MCP_PATH, LazyMcpRoute
 from klea_utils.stores.serve.http.openapi import answers, docs_page, with_bearer, with_filter_schema
+from klea_utils.stores.serve.http.paper_routes import add_paper_routes
 from klea_utils.stores.serve.http.search_query import search_params, search_query_model
 from klea_utils.stores.serve.lifecycle.reload import LiveService
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -221,6 +222,8 @@ def build_app(
             return await service.get_document(file_name)
         except DocumentNotFoundError as exc:
             raise HTTPException(status_code=404, detail=str(exc)) from exc
+
+    add_paper_routes(app, service, limits)
 
     @app.get(
         "/api/facets",

@@ -220,6 +220,18 @@ class LiveService:
         with self._request() as service:
             return await service.get_document(file_name)
 
+    async def page_image(
+        self, file_name: str, page: int, *, chunk: str | None = None, dpi: int = 150
+    ) -> bytes:
+        """:meth:`KleaService.page_image` on the current service."""
+        with self._request() as service:
+            return await service.page_image(file_name, page, chunk=chunk, dpi=dpi)
+
+    async def paper_file(self, file_name: str) -> Path:
+        """:meth:`KleaService.paper_file` on the current service."""
+        with self._request() as service:
+            return await service.paper_file(file_name)
+
     async def facets(
         self, keys: Sequence[str] | None = None, query: str | None = None
     ) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """One paper as klea-serve shows it: its display fields, facet values and passages.
 
 :func:`display_metadata` picks what a person or an agent reads about a passage (display
-names only, pages, tags, collections, citation key) from a chunk's metadata; a
+names only, pages, the passage's boxes on them, tags, collections, citation key) from a
+chunk's metadata; a
 :class:`Paper` is one source file's metadata and passages; :data:`FACET_KEYS` are the
 facets the service counts, one count per paper holding the value.
 """
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from klea_utils.stores._retrieval.regions import regions_of
 from klea_utils.stores.utils import display_person_names
 from langchain_core.documents import Document
 
@@ -73,6 +75,14 @@ def _pages(metadata: dict[str, Any]) -> list[int]:
     return []
 
 
+def _page_label(metadata: dict[str, Any]) -> str | None:
+    """The number printed on the passage's page(s) (``"1234"``), ``None`` when unknown."""
+    label = metadata.get("page_label")
+    if not isinstance(label, str) or not label.strip():
+        return None
+    return " ".join(label.split())[:40]
+
+
 def display_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
     """The fields a person or an agent reads about a passage (display names only)."""
     year = metadata.get("year")
@@ -85,6 +95,8 @@ def display_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
         "doi": metadata.get("doi"),
         "headings": [h for h in metadata.get("headings") or [] if isinstance(h, str)],
         "pages": _pages(metadata),
+        "page_label": _page_label(metadata),
+        "regions": regions_of(metadata),
         "tags": _tags(metadata),
         "collections": _values(metadata, "collections"),
         "citekey": _citekey(metadata),

@@ -1,5 +1,5 @@
 // klea-serve search page: vanilla JS over the JSON API (/api/search, /api/facets,
-// /api/documents, /api/graph). State lives in the URL (?q=&mode=&year_from=...), so
+// /api/documents, /api/graph, /api/papers/.../pages/N.png). State lives in the URL (?q=&mode=&year_from=...), so
 // back/forward and shared links work.
 "use strict";
 
@@ -299,6 +299,38 @@ async function run() {
   } else $("#graph-panel").hidden = true;
 }
 
+// The page of a passage, its lines framed: fetched (so the access token goes with it) and
+// shown as a data: URL, which the page's policy allows for images.
+function pageToggle(paper, passage) {
+  const page = passage.regions[0].page;
+  const figure = el("figure", { class: "page-view", hidden: "" });
+  const button = el("button", { type: "button", class: "show-page", "aria-expanded": "false" }, `Show page ${page}`);
+  button.addEventListener("click", async () => {
+    const open = button.getAttribute("aria-expanded") === "true";
+    button.setAttribute("aria-expanded", String(!open));
+    button.textContent = open ? `Show page ${page}` : `Hide page ${page}`;
+    figure.hidden = open;
+    if (open || figure.childElementCount) return;
+    const url = `/api/papers/${encodeURIComponent(paper.file)}/pages/${page}.png?chunk=${encodeURIComponent(passage.id)}`;
+    const response = await fetch(url);
+    if (!response.ok) {
+      const problem = await response.json().catch(() => ({}));
+      figure.append(el("figcaption", {}, problem.detail || `The page cannot be shown (${response.status})`));
+      return;
+    }
+    const data = await new Promise((resolve) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(reader.result);
+      response.blob().then((blob) => reader.readAsDataURL(blob));
+    });
+    figure.append(
+      el("img", { class: "page-image", src: data, alt: `Page ${page} of ${paper.title}, the passage framed in orange` }),
+      el("figcaption", {}, `Page ${page}${passage.page_label ? ` (printed ${passage.page_label})` : ""}: the passage is framed.`),
+    );
+  });
+  return el("div", {}, button, figure);
+}
+
 async function openPaper(fileName, push = true) {
   state.doc = fileName;
   if (push) writeUrl();
@@ -318,8 +350,11 @@ async function openPaper(fileName, push = true) {
   const list = el("ol", { class: "passages" });
   for (const passage of paper.passages) {
     const head = passage.headings.length ? passage.headings[passage.headings.length - 1] : "";
-    const pages = passage.pages.length ? ` (p. ${passage.pages.join(", ")})` : "";
-    list.append(el("li", {}, head || pages ? el("h3", {}, head + pages) : "", el("p", {}, passage.text)));
+    const printed = passage.page_label ? `, printed ${passage.page_label}` : "";
+    const pages = passage.pages.length ? ` (p. ${passage.pages.join(", ")}${printed})` : "";
+    const item = el("li", {}, head || pages ? el("h3", {}, head + pages) : "", el("p", {}, passage.text));
+    if (passage.regions && passage.regions.length) item.append(pageToggle(paper, passage));
+    list.append(item);
   }
   body.append(list);
   $("#results").hidden = true;
