@@ -11,10 +11,11 @@ answers: fused by ``rrf_merge``, optionally re-scored by
 union of the legs' top ``k``, recency blend, widened with neighbours. Printed per system
 (all legs fused, each leg alone): answer@1 and @3, with wall and CPU time per question of
 the re-scoring alone (with the read of the pool's stored vectors). ``baseline`` is the
-pipeline before the work (each leg ``k`` deep, no re-scoring); ``focus, words only`` the
-focus before stored vectors were blended in; the other rows are re-scoring settings,
-``--grid`` tries many. The stored vectors re-score a system only when it has the vector
-leg (BM25 alone reads words only, as klea-retrieve with BM25 stores alone).
+pipeline before the work (each leg ``k`` deep, no re-scoring); ``focus + stored vectors``
+blends the pooled passages' stored-vector cosine into the focus; the other rows are
+re-scoring settings, ``--grid`` tries many. The stored vectors re-score a system only
+when it has the vector leg (BM25 alone reads words only, as klea-retrieve with BM25
+stores alone).
 """
 
 from __future__ import annotations
@@ -102,8 +103,8 @@ def settings_to_try(grid: bool, pool: int) -> list[Setting]:
 
     chosen = [
         Setting("baseline", None),
-        Setting("focus, words only", FocusParams(vector_share=0.0)),
         Setting("focus (defaults)", FocusParams()),
+        Setting("focus + stored vectors 0.35", FocusParams(vector_share=0.35)),
     ]
     if not grid:
         return chosen

@@ -156,7 +156,12 @@ def stores(tmp_path_factory, fake_embeddings) -> RetrieverConfig:
 
 def test_the_pipeline_embeds_each_question_once(stores, fake_embeddings) -> None:
     counting = CountingEmbeddings(fake_embeddings)
-    pipe = KleaPipeline(stores.model_copy(deep=True), embedding_model=counting, k=3)
+    pipe = KleaPipeline(
+        stores.model_copy(deep=True),
+        embedding_model=counting,
+        k=3,
+        focus=FocusParams(vector_share=0.35),
+    )
     try:
         seen: list[list[float | None] | None] = []
         original = pipe._pool_similarities
@@ -172,6 +177,9 @@ def test_the_pipeline_embeds_each_question_once(stores, fake_embeddings) -> None
         assert seen[0] is not None
         assert all(s is not None for s in seen[0])
         pipe.retrieve("keywords", "Golgi cells", context="off")  # no vector leg: no read
+        assert len(seen) == 1
+        pipe.focus = FocusParams()  # the default reads words only: no vectors read
+        pipe.retrieve("neuro", "Purkinje cells", context="off")
         assert len(seen) == 1
     finally:
         pipe.close()

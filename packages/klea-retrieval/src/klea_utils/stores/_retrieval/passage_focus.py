@@ -13,12 +13,13 @@ question's *distinguishing* words stand together. This pass looks at that place:
 3. A passage's *focus* is the weight of the question words inside its best window of
    ``window`` words (each distinct word counted once), as a share of the weight of all
    the question's words, blended with the share its whole text covers.
-4. Where the pipeline can read the pooled passages' stored vectors (a vector store in
-   the domain), the focus blends in their cosine to the question, scaled over the pool
-   to ``[0, 1]`` (min-max): ``(1 - vector_share) * lexical + vector_share * cosine``. A
-   passage that says the answer in other words than the question keeps its place
-   against a neighbour that repeats the question's words. A passage without a stored
-   vector keeps its lexical focus.
+4. Optionally (``vector_share`` above 0; off by default), where the pipeline can read the
+   pooled passages' stored vectors (a vector store in the domain), the focus blends in
+   their cosine to the question, scaled over the pool to ``[0, 1]`` (min-max):
+   ``(1 - vector_share) * lexical + vector_share * cosine``, so a passage that says the
+   answer in other words than the question can keep its place against a neighbour that
+   repeats the question's words. A passage without a stored vector keeps its lexical
+   focus.
 5. The final score mixes the fused rank score (scaled to the best candidate's) and the
    focus: ``(1 - weight) * fused + weight * focus``.
 
@@ -93,7 +94,10 @@ class FocusParams:
             places (and fused scores) its passages hold in the fused order, filled by its
             best focused passages. ``False`` re-scores across files too.
         vector_share: Share of the stored-vector cosine in the focus when the passages'
-            similarities are given (0: the focus reads words only).
+            similarities are given (0, the default: the focus reads words only). Off by
+            default: with the packaged MiniLM it helped the development papers and cost
+            the real-world long documents (see the retrieval-quality benchmarks); a
+            stronger embedder may tell a document's passages apart better.
         idf_scope: ``pool``: a question word weighs by how few passages of the whole
             pool hold it; ``file``: by how few passages of the same file hold it (the
             words every passage of a long document repeats weigh little there).
@@ -104,7 +108,7 @@ class FocusParams:
     weight: float = 0.7
     window_share: float = 0.25
     within_files: bool = True
-    vector_share: float = 0.35
+    vector_share: float = 0.0
     idf_scope: Literal["pool", "file"] = "pool"
 
     def __post_init__(self) -> None:
