@@ -1,0 +1,196 @@
+"""Reference parsing on generated text: the section, the entry split, the identifiers.
+
+Property tests generate reference lists in each style and identifiers spaced or broken
+the way PDF text layers print them; the real papers are in ``test_citations_realpapers.py``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+from klea_utils.stores._ingest.citations.entry_split import split_entries
+from klea_utils.stores._ingest.citations.identifiers import find_arxiv, find_doi
+from klea_utils.stores._ingest.citations.parse import ParsedReference, parse_references
+from klea_utils.stores._ingest.citations.reference_section import find_reference_section
+
+SURNAMES = st.sampled_from(
+    ["Smith", "Lee", "Garcia", "O'Brien", "van Dam", "Müller", "Nakajima", "Price", "Costa"]
+)
+WORDS = st.lists(
+    st.sampled_from(
+        ["quantum", "learning", "residence", "time", "models", "of", "the", "causal", "graphs"]
+    ),
+    min_size=2,
+    max_size=9,
+)
+YEARS = st.integers(min_value=1950, max_value=2025)
+
+
+@st.composite
+def entries(draw: st.DrawFn) -> tuple[str, str, str, int]:
+    """(initials, surname, title, year) of one generated entry."""
+    initials = draw(st.sampled_from(["A.", "J. S.", "M.-Y.", "R. W."]))
+    surname = draw(SURNAMES).replace("van Dam", "Dam")
+    title = " ".join(draw(WORDS)).capitalize()
+    return initials, surname, title, draw(YEARS)
+
+
+def _paragraphs(parts: list[str], breaks: list[bool]) -> str:
+    out = parts[0]
+    for index, part in enumerate(parts[1:]):
+        cut = breaks[index] if index < len(breaks) else False
+        out += ("\n\n" if cut else " ") + part
+    return out
+
+
+@given(st.lists(entries(), min_size=3, max_size=25), st.lists(st.booleans(), max_size=25))
+def test_numbered_lists_split_into_their_entries(
+    items: list[tuple[str, str, str, int]], breaks: list[bool]
+) -> None:
+    parts = [
+        f"[{n}] {i} {s}, “{t},” Phys. Rev. A {n + 10}, 0{n}2108 ({y}). arXiv:1612.07250 [quant-ph]."
+        for n, (i, s, t, y) in enumerate(items, start=1)
+    ]
+    found = split_entries(_paragraphs(parts, breaks))
+    assert [e.label for e in found] == [str(n) for n in range(1, len(items) + 1)]
+    assert all(e.style == "numbered" for e in found)
+
+
+@given(st.lists(entries(), min_size=3, max_size=25), st.lists(st.booleans(), max_size=25))
+def test_dotted_lists_split_into_their_entries(
+    items: list[tuple[str, str, str, int]], breaks: list[bool]
+) -> None:
+    parts = [f"{n}. {i} {s}. {t}. J. Chem. {n}, {y}." for n, (i, s, t, y) in enumerate(items, 1)]
+    found = split_entries(_paragraphs(parts, breaks))
+    assert len(found) == len(items)
+    assert [e.label for e in found] == [str(n) for n in range(1, len(items) + 1)]
+
+
+@given(st.lists(entries(), min_size=3, max_size=25), st.lists(st.booleans(), max_size=25))
+def test_author_year_lists_split_into_their_entries(
+    items: list[tuple[str, str, str, int]], breaks: list[bool]
+) -> None:
+    parts = [
+        f"{s}, {i}, & Lee, K. ({y}). {t}. Water Resources Research, 4{n}, 1{n}–2{n}."
+        for n, (i, s, t, y) in enumerate(items)
+    ]
+    found = split_entries(_paragraphs(parts, breaks))
+    assert len(found) == len(items)
+    assert all(e.style == "author-year" for e in found)
+
+
+@given(entries())
+def test_fields_of_an_author_year_entry(item: tuple[str, str, str, int]) -> None:
+    initials, surname, title, year = item
+    text = f"References\n\n{surname}, {initials} ({year}). {title}. Journal of Tests, 12, 1–9."
+    (ref,) = parse_references(text + "\n\n" + text.split("\n\n")[1].replace(surname, "Zed"))[:1]
+    assert ref.year == year
+    assert ref.title == title
+    assert ref.authors[0] == f"{initials} {surname}"
+    assert ref.venue == "Journal of Tests"
+
+
+DOI_SUFFIX = st.from_regex(
+    r"[a-z][a-z0-9]{0,5}(\.[a-z0-9]{1,6}){0,3}(-[0-9]{1,4})?", fullmatch=True
+)
+
+
+@given(st.integers(1000, 999999), DOI_SUFFIX, st.data())
+def test_a_doi_is_read_also_when_spaced_or_broken(
+    registrant: int, suffix: str, data: st.DataObject
+) -> None:
+    doi = f"10.{registrant}/{suffix}"
+    # as text layers print them: " . " or " ." around a dot, a space or a line end after "/"
+    spaced = re.sub(
+        r"[./]",
+        lambda m: (
+            data.draw(st.sampled_from([".", " . ", " ."]))
+            if m.group(0) == "."
+            else data.draw(st.sampled_from(["/", "/ ", "/\n"]))
+        ),
+        doi,
+    )
+    text = f"Water Research, 12, 1–9. doi:{spaced}. Next, A. (2001)."
+    assert find_doi(text) == doi
+
+
+@given(st.integers(7, 25), st.integers(1, 12), st.integers(1, 99999), st.data())
+def test_an_arxiv_id_is_read_also_when_spaced(
+    year: int, month: int, number: int, data: st.DataObject
+) -> None:
+    width = 5 if year >= 15 else 4
+    if number >= 10**width:
+        number //= 10
+    arxiv = f"{year:02d}{month:02d}.{number:0{width}d}"
+    gap = data.draw(st.sampled_from(["", " "]))
+    prefix = data.draw(st.sampled_from(["arXiv:", "arXiv: ", "arXiv preprint arXiv:", "abs/"]))
+    text = f"Some title. {prefix}{arxiv.replace('.', gap + '.' + gap)} [quant-ph]."
+    assert find_arxiv(text) == arxiv
+
+
+def test_old_style_arxiv_ids_and_lanl_archive_numbers() -> None:
+    assert find_arxiv("Preprint, 2000, available at math.SG/0012067.") == "math.SG/0012067"
+    assert find_arxiv("in Proc. STOC, 2006. arXiv:quant-ph/0611234.") == "quant-ph/0611234"
+    assert find_arxiv("preprint available from the LANL quant-ph archive 9802049, 1998") == (
+        "quant-ph/9802049"
+    )
+    assert find_arxiv("https : //doi . org/10 .48550/arX iv.2408.15664.") == "2408.15664"
+
+
+def test_the_longer_reading_of_a_doi_printed_twice_wins() -> None:
+    text = "doi: 10.1145/345881 7.3476145. URL http: //dx.doi . org/10 . 1145/3458817.3476145."
+    assert find_doi(text) == "10.1145/3458817.3476145"
+
+
+def test_no_identifier_is_read_from_plain_numbers() -> None:
+    assert find_doi("Phys. Rev. A 71, 052108 (2005). pp. 10.5-20.") is None
+    assert find_arxiv("Nature 510, 351–355 (2014), vol. 1612.07250") is None
+
+
+def test_the_section_ends_at_an_appendix_and_continues_past_a_false_heading() -> None:
+    text = (
+        "# A paper\n\nBody text (2020) here.\n\n## Bibliography\n\n"
+        "[1] A. Smith, “One,” Phys. Rev. 1, 2 (2001). "
+        "[2] B. Lee, “Two,” Phys. Rev. 3, 4 (2002).\n\n"
+        "## Phys. Rev. Lett. 5, 6 (2003)\n\n[3] C. Wu, “Three,” Nature 7, 8 (2004).\n\n"
+        "## A Proofs of the lemmas\n\nLemma 1 holds because [1] says so."
+    )
+    section = find_reference_section(text)
+    assert "Three" in section
+    assert "Lemma 1" not in section
+    assert [r.label for r in parse_references(text)] == ["1", "2", "3"]
+
+
+def test_a_references_section_after_an_appendix_and_printed_twice() -> None:
+    text = (
+        "## 8. Conclusion\n\nWe conclude.\n\n## Appendix A. Proof\n\nThe proof (2019).\n\n"
+        "## References\n\n### References\n\n"
+        "Smith, J. (2001). First title. Journal, 1, 2–3.\n\n"
+        "Lee, K., & Wu, C. (2002). Second title. Journal, 4, 5–6."
+    )
+    refs = parse_references(text)
+    assert [r.title for r in refs] == ["First title", "Second title"]
+    assert refs[1].authors == ("K. Lee", "C. Wu")
+
+
+def test_literature_cited_heading_in_plain_text() -> None:
+    text = (
+        "Discussion ends here.\nLiterature Cited\n"
+        "1. Smith J, Lee K. A first title. Ecology. 2001;12:1-9.\n"
+        "2. Wu C. A second title. Ecology. 2002;13:2-9.\n"
+        "3. Chen X. A third title. Ecology. 2003;14:3-9.\n"
+    )
+    assert [r.year for r in parse_references(text)] == [2001, 2002, 2003]
+
+
+def test_text_without_a_reference_heading_has_no_entries() -> None:
+    assert parse_references("# Title\n\nSome text citing [1] and Smith (2020).") == []
+
+
+def test_a_reference_needs_text() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="empty text"):
+        ParsedReference(label="3", text="  ")
