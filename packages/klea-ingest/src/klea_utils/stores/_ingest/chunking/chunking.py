@@ -53,9 +53,10 @@ DEFAULT_MAX_TOKENS = 450
 DEFAULT_OVERLAP_SENTENCES = 0
 """Sentences repeated from the end of a cut text at the start of its next piece."""
 
-CHUNKING_VERSION = 3
+CHUNKING_VERSION = 4
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
-table cut into pieces repeats its caption and header row in each)."""
+table cut into pieces repeats its caption and header row in each; 4: reference lines that
+open with an arXiv id are kept, no longer dropped as arXiv's margin stamp)."""
 
 CHUNK_INDEX_KEY = "chunk_index"
 """Metadata key of a chunk's position in its file (0-based, reading order)."""
