@@ -7,7 +7,8 @@ Usage: ``uv run --frozen python scripts/bench/citations.py [--pdfs DIR] [--markd
 paper: entries found against the entries printed, the precision and recall of the entry
 split (labels, or first authors in order for author-year lists), DOI and arXiv-id recall,
 the share of the truth file's checked fields (title, first author, year) read right, and
-the time the parsing took beside the conversion's. Papers missing from the truth file are
+the callouts linked and the entries they cite, and the time the parsing (references and
+callouts) took beside the conversion's. Papers missing from the truth file are
 listed with their counts only.
 """
 
@@ -28,10 +29,8 @@ import unicodedata  # noqa: E402
 from collections import Counter  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from klea_utils.stores._ingest.citations.parse import (  # noqa: E402
-    ParsedReference,
-    parse_references,
-)
+from klea_utils.stores._ingest.citations.paper_citations import parse_citations  # noqa: E402
+from klea_utils.stores._ingest.citations.parse import ParsedReference  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TRUTH = ROOT / "packages/klea-ingest/tests/citations_truth.json"
@@ -136,11 +135,16 @@ def main() -> None:
             text = document.export_to_markdown()
             convert_s = time.perf_counter() - start
         start = time.perf_counter()
-        refs = parse_references(text)
+        paper = parse_citations(text)
+        refs = list(paper.references)
         parse_ms = (time.perf_counter() - start) * 1000
+        cited = f"{len(paper.contexts)}/{len({c.entry for c in paper.contexts})}"
         want = truth.get(source.stem)
         if want is None:
-            print(f"{source.stem} | {len(refs)}/? | | | | | | {parse_ms:.0f} | {convert_s:.1f}")
+            print(
+                f"{source.stem} | {len(refs)}/? | | | | | | {cited} | {parse_ms:.0f} | "
+                f"{convert_s:.1f}"
+            )
             continue
         printed = int(want["entries"])
         hits, _ = split_scores(refs, want)
@@ -151,7 +155,7 @@ def main() -> None:
         recall = f"{hits / printed:.2f}" if printed else "-"
         print(
             f"{source.stem} | {len(refs)}/{printed} | {precision} | {recall} | "
-            f"{_ratio(*dois)} | {_ratio(*arxiv)} | {_ratio(*fields)} | {parse_ms:.0f} | "
+            f"{_ratio(*dois)} | {_ratio(*arxiv)} | {_ratio(*fields)} | {cited} | {parse_ms:.0f} | "
             f"{convert_s:.1f}"
         )
         totals.update(
@@ -174,7 +178,7 @@ def main() -> None:
             f"{totals['hits'] / totals['printed']:.3f} | "
             f"{_ratio(totals['doi'], totals['doi_all'])} | "
             f"{_ratio(totals['arxiv'], totals['arxiv_all'])} | "
-            f"{_ratio(totals['fields'], totals['fields_all'])} | {totals['parse_ms']} | "
+            f"{_ratio(totals['fields'], totals['fields_all'])} | | {totals['parse_ms']} | "
             f"{totals['convert_ms'] / 1000:.1f}"
         )
 

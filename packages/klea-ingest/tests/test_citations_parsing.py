@@ -10,8 +10,10 @@ import re
 
 from hypothesis import given
 from hypothesis import strategies as st
+from klea_utils.stores._ingest.citations.callouts import CitationContext
 from klea_utils.stores._ingest.citations.entry_split import split_entries
 from klea_utils.stores._ingest.citations.identifiers import find_arxiv, find_doi
+from klea_utils.stores._ingest.citations.paper_citations import PaperCitations, parse_citations
 from klea_utils.stores._ingest.citations.parse import ParsedReference, parse_references
 from klea_utils.stores._ingest.citations.reference_section import find_reference_section
 
@@ -194,3 +196,65 @@ def test_a_reference_needs_text() -> None:
 
     with pytest.raises(ValueError, match="empty text"):
         ParsedReference(label="3", text="  ")
+
+
+# -- callouts --------------------------------------------------------------------------------
+
+
+def _numbered_paper(count: int, body: str) -> str:
+    entries = " ".join(
+        f"[{n}] A. Author{n}, “Title number {n},” Phys. Rev. A {n}, 1{n} (20{n % 90 + 10:02d})."
+        for n in range(1, count + 1)
+    )
+    return f"# Paper\n\n{body}\n\n## References\n\n{entries}"
+
+
+@given(
+    st.lists(st.tuples(st.integers(1, 40), st.integers(0, 5)), min_size=1, max_size=6, unique=True),
+    st.sampled_from([", ", ",", "; "]),
+    st.sampled_from(["-", "\u2013"]),
+)
+def test_bracketed_callouts_with_ranges_link_every_number(
+    spans: list[tuple[int, int]], glue: str, dash: str
+) -> None:
+    parts = [str(a) if not w else f"{a}{dash}{a + w}" for a, w in spans]
+    body = f"Earlier work [{glue.join(parts)}] showed it. Nothing is cited here."
+    paper = parse_citations(_numbered_paper(50, body))
+    want = {n - 1 for a, w in spans for n in range(a, a + w + 1)}
+    assert {c.entry for c in paper.contexts} == want
+    assert all("showed it" in c.sentence for c in paper.contexts)
+
+
+def test_brackets_that_are_not_all_labels_link_nothing() -> None:
+    body = "The interval [0, 1] and the class [ω] and [3, x] are no callouts; [2] is one."
+    paper = parse_citations(_numbered_paper(5, body))
+    assert [(c.entry, c.callout) for c in paper.contexts] == [(1, "[2]")]
+
+
+def test_author_year_callouts_in_parentheses_and_in_the_sentence() -> None:
+    text = (
+        "# Paper\n\nDeconvolution is parametric (Neuman & De Marsily, 1976; Smith et al., "
+        "2020a) or not Smith and Lee (2020b). Jones (1999) is not in the list.\n\n"
+        "## References\n\n"
+        "Neuman, S. P., & De Marsily, G. (1976). Identification of linear systems. WRR, 12.\n\n"
+        "Smith, J., Lee, K., & Wu, C. (2020a). First of the year. Journal, 1, 2–3.\n\n"
+        "Smith, J., & Lee, K. (2020b). Second of the year. Journal, 4, 5–6."
+    )
+    paper = parse_citations(text)
+    linked = sorted((c.entry, c.callout) for c in paper.contexts)
+    assert linked == [
+        (0, "(Neuman & De Marsily, 1976; Smith et al., 2020a)"),
+        (1, "(Neuman & De Marsily, 1976; Smith et al., 2020a)"),
+        (2, "Smith and Lee (2020b)"),
+    ]
+    assert paper.sentences_citing(2) == [
+        "Deconvolution is parametric (Neuman & De Marsily, 1976; Smith et al., 2020a) or not "
+        "Smith and Lee (2020b)."
+    ]
+
+
+def test_a_context_must_name_an_entry_of_the_list() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="past the 0 references"):
+        PaperCitations(references=(), contexts=(CitationContext(0, "[1]", "See [1]."),))

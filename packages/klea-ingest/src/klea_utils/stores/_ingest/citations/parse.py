@@ -13,6 +13,8 @@ from klea_utils.stores._ingest.citations.entry_split import split_entries
 from klea_utils.stores._ingest.citations.reference_section import find_reference_section
 
 __all__ = ["ParsedReference", "parse_references"]
+# parse_citations (references with their callouts) lives in citations.py: callouts.py
+# imports ParsedReference from here.
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,12 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["REFERENCE_HEADINGS", "find_reference_section", "looks_like_references"]
+__all__ = [
+    "REFERENCE_HEADINGS",
+    "body_before_references",
+    "find_reference_section",
+    "looks_like_references",
+]
 
 REFERENCE_HEADINGS = re.compile(
     r"^\s*(?:#{1,6}\s*)?(?:[\dIVXA-Z]{1,4}\.?\s+)?\**\s*"
@@ -83,3 +88,14 @@ def _until_next_heading(lines: list[str], start: int) -> str:
             break
         out.append(line)
     return "\n".join(out)
+
+
+def body_before_references(text: str) -> str:
+    """``text`` up to its first reference section (all of it when it has none), unescaped."""
+    lines = _unescaped(text).splitlines()
+    for index, line in enumerate(lines):
+        if REFERENCE_HEADINGS.match(line):
+            block, _ = _section_from(lines, index + 1)
+            if looks_like_references(block):
+                return "\n".join(lines[:index])
+    return "\n".join(lines)
