@@ -20,7 +20,9 @@ from dataclasses import dataclass
 
 __all__ = ["RawEntry", "split_entries"]
 
-_MIN_LABELLED = 3
+# Entries a labelled style needs before it is believed: "[1]" opening the section is
+# plain, a lone "1 Smith" could be anything.
+_MIN_LABELLED = {"numbered": 1, "label": 2, "dotted": 2, "superscript": 3}
 _MAX_LEAD = 300  # characters before the first label that may be dropped (debris)
 
 
@@ -51,7 +53,7 @@ def split_entries(section: str) -> list[RawEntry]:
         ("superscript", _superscripts),
     ):
         starts = finder(text)
-        if len(starts) >= _MIN_LABELLED and starts[0][0] <= _MAX_LEAD:
+        if len(starts) >= _MIN_LABELLED[style] and starts[0][0] <= _MAX_LEAD:
             return _cut(text, starts, style)
     return _cut(text, _author_year_starts(text), "author-year")
 
