@@ -258,3 +258,27 @@ def test_a_context_must_name_an_entry_of_the_list() -> None:
 
     with pytest.raises(ValueError, match="past the 0 references"):
         PaperCitations(references=(), contexts=(CitationContext(0, "[1]", "See [1]."),))
+
+
+def test_full_given_names_and_vancouver_author_lists_split() -> None:
+    acl = (
+        "Eugene Agichtein and L. Gravano. 2000. Snowball: Extracting Relations from Large "
+        "Plaintext Collections. In Proceedings of DL-00. Sergey Brin. 1998. Extracting "
+        "Patterns and Relations from the World Wide Web. In WebDB Workshop. Kiyoshi Sudo, "
+        "Satoshi Sekine, and Ralph Grishman. 2003. An Improved Extraction Pattern "
+        "Representation Model. In Proceedings of ACL-03."
+    )
+    assert [e.text.split(".")[0] for e in split_entries(acl)] == [
+        "Eugene Agichtein and L",
+        "Sergey Brin",
+        "Kiyoshi Sudo, Satoshi Sekine, and Ralph Grishman",
+    ]
+    vancouver = (
+        "Afgan E, Baker D, van den Beek M. 2016. The Galaxy platform. Nucleic Acids Research "
+        "44(W1):W3-W10 DOI 10.1093/nar/gkw343. Altschul SF, Madden TL. 1997. Gapped BLAST. "
+        "Nucleic Acids Research 25(17):3389. In K. Inui, editor. Eddy SR. 1998. Profile "
+        "hidden Markov models. Bioinformatics 14(9):755-763."
+    )
+    found = split_entries(vancouver)
+    assert [e.text.split(" ")[0] for e in found] == ["Afgan", "Altschul", "Eddy"]
+    assert "In K. Inui" in found[1].text

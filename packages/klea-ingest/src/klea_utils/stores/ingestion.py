@@ -362,7 +362,11 @@ class StoresBuilder:
         from klea_utils.stores._ingest.citations.build_links import write_collection_links
 
         results = self._load_and_fold_results(source, metadata_map_path)
-        library = write_collection_links(results, source, collection_name)
+        try:
+            library = write_collection_links(results, source, collection_name)
+        except (ValueError, OSError) as exc:  # the stores are written: report, go on
+            self.logger.warning("citations of collection %r not written: %s", collection_name, exc)
+            return
         self.logger.info(
             "citations: %d paper(s), %d link(s) inside the library",
             len(library),

@@ -110,10 +110,19 @@ _ENTRY_OPENING = re.compile(
     rf"(?:{_NAME}(?:\s(?:[a-z]{{1,3}}\s)?{_NAME})?,\s{_INITIALS}"  # Smith, J. / Van de Ven, A.
     rf"|{_INITIALS}\s?{_NAME}(?:,|\.\s|\sand\s|\set\sal)"  # J. Smith, / J. Smith and
     rf"|{_NAME}(?:\s{_NAME})?\s\((?:19|20)\d{{2}}[a-z]?\)"  # Irstea (2017)
+    rf"|(?!(?:In|The|On|Of|For|An|To|At|By|And|With|From)\s){_NAME}\s[A-Z]{{1,3}}[,.]\s"
+    # Altschul SF, Madden TL (Vancouver); "In K. Inui, editor" is no opening
     rf"|[A-Z][\w@\-]*(?:@|-AI\b)[\w\-]*\.\s)"  # AI@Meta. / DeepSeek-AI.
 )
 # "Anthropic. Claude 3.5 sonnet, 2024." opens an entry only after one that ended with
 # its year or a link, since "Springer. " can end a sentence inside an entry too.
+# "Eugene Charniak. 2000." / "Takaaki Hasegawa, Satoshi Sekine, and": full given names.
+# A title also reads so ("Extracting Patterns and Relations"), and in these styles the
+# title follows the year: such an opening never directly follows a year.
+_FULL_NAMES = re.compile(
+    rf"{_NAME}\s(?:[A-Z]\.\s)?{_NAME}(?:,\s{_NAME}|\s(?:and|&)\s{_NAME}|\.\s(?:19|20)\d{{2}})"
+)
+_ENDS_ON_YEAR = re.compile(r"(?<!\d)(?:1[89]|20)\d{2}[a-z]?\.\s*$")
 _ORGANISATION = re.compile(r"[A-Z][A-Za-z@\-]{2,}\.\s(?=[A-Z0-9])")
 _ENDS_ENTRY = re.compile(r"(?:(?<!\d)(?:1[89]|20)\d{2}[a-z]?|/\S*)\.\s*$")
 _BOUNDARY = re.compile(r"(?:^|\n|(?<=[^\s]{2}[.?]\s)|(?<=\d[a-z][.]\s))")
@@ -132,8 +141,10 @@ def _author_year_starts(text: str) -> list[tuple[int, int, str]]:
         if text[position] == "\n":
             position += 1
         previous = text[starts[-1][0] : position]
-        if not _ENTRY_OPENING.match(text, position) and not (
-            _ORGANISATION.match(text, position) and _ENDS_ENTRY.search(previous)
+        if not (
+            _ENTRY_OPENING.match(text, position)
+            or (_ORGANISATION.match(text, position) and _ENDS_ENTRY.search(previous))
+            or (_FULL_NAMES.match(text, position) and not _ENDS_ON_YEAR.search(previous))
         ):
             continue
         whole = _YEAR.search(previous) or _reads_whole(previous, new_paragraph)
