@@ -20,6 +20,7 @@ from klea_utils.stores._ingest.citations.library_links import CitationLibrary, P
 from klea_utils.stores._ingest.citations.links_file import write_links
 from klea_utils.stores._ingest.citations.paper_citations import parse_citations
 from klea_utils.stores._ingest.store.manifest import manifest_path
+from klea_utils.stores.layout import CITATIONS_FILE_SUFFIX
 
 __all__ = [
     "citations_path",
@@ -34,7 +35,7 @@ _NEW_ARXIV_NAME = re.compile(r"(?<!\d)(\d{4}\.\d{4,5})(?:v\d+)?(?!\d)")
 def citations_path(source_dir: Path, collection_name: str) -> Path:
     """``<source>/.klea-cache/<collection>.citations.json``, beside the collection manifest."""
     manifest = manifest_path(source_dir, collection_name)
-    return manifest.with_name(f"{collection_name}.citations.json")
+    return manifest.with_name(f"{collection_name}{CITATIONS_FILE_SUFFIX}")
 
 
 def paper_text(chunks: Sequence[Any]) -> str:

@@ -25,11 +25,12 @@ from klea_utils.stores._ingest.citations.library_links import CitationLibrary, P
 from klea_utils.stores._ingest.citations.paper_citations import PaperCitations
 from klea_utils.stores._ingest.citations.parse import ParsedReference
 from klea_utils.stores.ingest_exceptions import CitationLinksError
+from klea_utils.stores.layout import CITATIONS_FILE_VERSION
 
 __all__ = ["LINKS_VERSION", "library_payload", "read_links", "write_links"]
 
-LINKS_VERSION = 1
-"""Format version of the citation-links file."""
+LINKS_VERSION = CITATIONS_FILE_VERSION
+"""Format version of the citation-links file (defined once, in klea-retrieval's layout)."""
 
 
 def library_payload(library: CitationLibrary) -> dict[str, Any]:
