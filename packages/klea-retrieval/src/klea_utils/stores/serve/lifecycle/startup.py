@@ -181,6 +181,10 @@ class StartingService:
         """:meth:`KleaService.get_document`, once the stores are open."""
         return await (await self.ready()).get_document(file_name)
 
+    async def citations(self, file_name: str) -> dict[str, Any]:
+        """:meth:`KleaService.citations`, once the stores are open."""
+        return await (await self.ready()).citations(file_name)
+
     async def facets(
         self, keys: Sequence[str] | None = None, query: str | None = None
     ) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from klea_utils.stores.serve.core.public_errors import public_text
 from klea_utils.stores.serve.core.retrieve_filter import metadata_filter, query_schema
 from klea_utils.stores.serve.core.service import DocumentNotFoundError
 from klea_utils.stores.serve.papers.catalogue import PaperCatalogue
+from klea_utils.stores.serve.papers.citations import CitationFiles, citation_paths
 from klea_utils.stores.serve.papers.paper import FACET_KEYS, check_facet_keys, display_metadata
 from klea_utils.stores.serve.search.backend import SearchBackend
 from klea_utils.stores.serve.search.grouping import group_by_paper, passages_to_fetch
@@ -53,11 +54,13 @@ class KleaService:
         pipeline: KleaPipeline,
         catalogue: PaperCatalogue,
         search: SearchBackend | None,
+        citations: CitationFiles | None = None,
     ) -> None:
         self.options = options
         self.pipeline = pipeline
         self.catalogue = catalogue
         self.search_backend = search
+        self.citation_files = citations or CitationFiles(citation_paths(options.config))
         self.started = time.time()
         self.query_schema: type[BaseModel] = query_schema(options.config)
 
@@ -181,6 +184,20 @@ class KleaService:
                 for d in paper.passages
             ],
         }
+
+    async def citations(self, file_name: str) -> dict[str, Any]:
+        """A paper's references and the stored papers citing it, from the links files.
+
+        Raises:
+            DocumentNotFoundError: When the library has no such file.
+            CitationsFileError: A configured links file is malformed.
+        """
+        counts = await asyncio.to_thread(self.catalogue.passage_counts)
+        if file_name not in counts:
+            raise DocumentNotFoundError(
+                f"no paper {file_name!r} in the library (GET /api/facets counts its papers)"
+            )
+        return await asyncio.to_thread(self.citation_files.of, file_name)
 
     async def facets(
         self, keys: Sequence[str] | None = None, query: str | None = None
