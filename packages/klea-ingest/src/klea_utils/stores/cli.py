@@ -391,7 +391,10 @@ def build(
             fts5_stemming=fts5_stemming,
             references=references,
         )
-        hint = query_hint(store_uri, collection, bm25_store, fts5_store, write_stores_config)
+        from klea_utils.stores._ingest.citations.build_links import citations_path
+
+        links = citations_path(source.resolve(), collection)
+        hint = query_hint(store_uri, collection, bm25_store, fts5_store, write_stores_config, links)
         finish_store(summary, source, old_model or model, logger, strict, hint)
 
     run_step(step)

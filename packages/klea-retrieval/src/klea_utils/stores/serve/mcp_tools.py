@@ -38,7 +38,8 @@ INSTRUCTIONS = (
     "Search a researcher's library of ingested papers. Use `retrieve` for passages that "
     "answer a question (fused vector + keyword retrieval; quote its `references`), `search` "
     'for Boolean or hybrid search with highlighted snippets (AND, OR, NOT, "phrases", '
-    "field:term, prefix*), `get_document` to read one paper's passages in order, and "
+    "field:term, prefix*), `get_document` to read one paper's passages in order, "
+    "`citations` for the papers it cites and the library's papers that cite it, and "
     "`facets` for counts of papers per year, author, journal and tag."
 )
 
@@ -172,6 +173,23 @@ def build_mcp_server(service: Service) -> MCPServer:
         `passages` in reading order, each with headings, pages, page_label, regions and
         text."""
         return await _answer("get_document", service.get_document(file_name), (LookupError,))
+
+    @server.tool()
+    async def citations(
+        file_name: Annotated[
+            str,
+            Field(
+                max_length=limits.max_item_chars,
+                description="The paper's file name, e.g. 'x.pdf'.",
+            ),
+        ],
+    ) -> dict[str, Any]:
+        """The paper's place in the library: `references`, its reference list (each with
+        label, text, title, authors, year, doi, arxiv, and `target`: the file name of the
+        cited paper when it is in the library, else null), and `cited_by`, the papers of
+        the library that cite it (file_name, title, and `contexts`: the citing
+        sentences)."""
+        return await _answer("citations", service.citations(file_name), (LookupError,))
 
     @server.tool()
     async def facets(

@@ -64,7 +64,8 @@ DEFAULT_OVERLAP_SENTENCES = 0
 CHUNKING_VERSION = 4
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
 table cut into pieces repeats its caption and header row in each; 4: PDF chunks carry
-``regions``, their boxes on the page)."""
+``regions``, their boxes on the page, and ``page_label``; reference lines that open with
+an arXiv id are kept, no longer dropped as arXiv's margin stamp)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""

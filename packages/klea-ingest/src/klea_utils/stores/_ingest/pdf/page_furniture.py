@@ -20,8 +20,15 @@ __all__ = ["EDGE_BAND", "is_stamp", "remove_furniture"]
 EDGE_BAND = 0.15
 """Share of the page height, at the top and at the bottom, where running lines sit."""
 
+# arXiv's stamp is a whole line: the id with its version or its date ("arXiv:2101.01234v2
+# [cs.CL] 3 Jan 2021"). A reference line that opens with an id ("arXiv:2212.08073, 2022.")
+# is no stamp (issue 38: the reference lists lost their arXiv ids).
+_ARXIV_ID = r"(?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})"
+_STAMP_DATE = r"\s+\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4}"
 _STAMP = re.compile(
-    r"^\s*arXiv:\s*(?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\b|"
+    rf"^\s*arXiv:\s*{_ARXIV_ID}"
+    rf"(?:v\d+(?:\s*\[[^\]]{{1,20}}\])?(?:{_STAMP_DATE})?|(?:\s*\[[^\]]{{1,20}}\])?{_STAMP_DATE})"
+    r"\s*$|"
     r"(?i:preprint submitted to .{3,60}$)|"
     r"(?i:^\s*(?:downloaded from|this article is protected by copyright|accepted manuscript\b))"
 )

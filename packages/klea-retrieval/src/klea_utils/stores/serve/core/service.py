@@ -35,7 +35,8 @@ class PaperFileChangedError(ValueError):
 
 
 class Service(Protocol):
-    """retrieve, search, graph, get_document, facets and health over the served stores."""
+    """retrieve, search, graph, get_document, citations, facets and health over the served
+    stores."""
 
     @property
     def options(self) -> ServeOptions:
@@ -102,6 +103,15 @@ class Service(Protocol):
 
     async def get_document(self, file_name: str) -> dict[str, Any]:
         """A paper's metadata and its passages in order.
+
+        Raises:
+            DocumentNotFoundError: When the library has no such file.
+        """
+
+    async def citations(self, file_name: str) -> dict[str, Any]:
+        """A paper's ``references`` (each with ``target``, the stored file it links to, or
+        ``None``) and ``cited_by`` (the stored papers citing it, with their sentences);
+        both empty when the stores have no citation-links file.
 
         Raises:
             DocumentNotFoundError: When the library has no such file.

@@ -1,6 +1,7 @@
 """The HTTP side of ``klea-serve``: the JSON API, its OpenAPI docs, the page, and MCP.
 
-- ``/api/retrieve``, ``/api/search``, ``/api/documents/{file_name}``, ``/api/facets``,
+- ``/api/retrieve``, ``/api/search``, ``/api/documents/{file_name}``,
+  ``/api/papers/{file_name}/citations``, ``/api/facets``,
   ``/api/graph`` and ``/api/health``: the service's operations as JSON. Bad input is a
   4xx whose ``detail`` says what was wrong (422 for parameters that fail validation or
   pass a limit of :class:`~klea_utils.stores.serve.core.options.ServeLimits`, 413 for a body
@@ -224,6 +225,23 @@ def build_app(
             raise HTTPException(status_code=404, detail=str(exc)) from exc
 
     add_paper_routes(app, service, limits)
+
+    @app.get(
+        "/api/papers/{file_name}/citations",
+        summary="A paper's references and the papers citing it",
+        responses=answers(404),
+    )
+    async def citations(
+        file_name: Annotated[str, Path(max_length=limits.max_item_chars)],
+    ) -> dict[str, Any]:
+        """``references`` (label, text, title, authors, year, doi, arxiv, and ``target``:
+        the stored file it links to, or null) and ``cited_by`` (file_name, title and the
+        citing sentences of each stored paper citing it); both empty when the stores have
+        no citation-links file."""
+        try:
+            return await service.citations(file_name)
+        except DocumentNotFoundError as exc:
+            raise HTTPException(status_code=404, detail=str(exc)) from exc
 
     @app.get(
         "/api/facets",

@@ -192,6 +192,10 @@ class StartingService:
         """:meth:`KleaService.paper_file`, once the stores are open."""
         return await (await self.ready()).paper_file(file_name)
 
+    async def citations(self, file_name: str) -> dict[str, Any]:
+        """:meth:`KleaService.citations`, once the stores are open."""
+        return await (await self.ready()).citations(file_name)
+
     async def facets(
         self, keys: Sequence[str] | None = None, query: str | None = None
     ) -> dict[str, Any]:

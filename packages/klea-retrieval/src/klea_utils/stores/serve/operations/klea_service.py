@@ -24,6 +24,7 @@ from klea_utils.stores.serve.core.retrieve_filter import metadata_filter, query_
 from klea_utils.stores.serve.core.service import DocumentNotFoundError
 from klea_utils.stores.serve.operations.paper_pages import PaperPages
 from klea_utils.stores.serve.papers.catalogue import PaperCatalogue
+from klea_utils.stores.serve.papers.citations import CitationFiles, citation_paths
 from klea_utils.stores.serve.papers.paper import FACET_KEYS, check_facet_keys, display_metadata
 from klea_utils.stores.serve.search.backend import SearchBackend
 from klea_utils.stores.serve.search.grouping import group_by_paper, passages_to_fetch
@@ -55,11 +56,13 @@ class KleaService:
         pipeline: KleaPipeline,
         catalogue: PaperCatalogue,
         search: SearchBackend | None,
+        citations: CitationFiles | None = None,
     ) -> None:
         self.options = options
         self.pipeline = pipeline
         self.catalogue = catalogue
         self.search_backend = search
+        self.citation_files = citations or CitationFiles(citation_paths(options.config))
         self.started = time.time()
         self.query_schema: type[BaseModel] = query_schema(options.config)
         self.pages = PaperPages(catalogue, options.papers)
@@ -195,6 +198,20 @@ class KleaService:
     async def paper_file(self, file_name: str) -> Path:
         """The paper's original file in the papers folder, checked against its hash."""
         return await self.pages.file(file_name)
+
+    async def citations(self, file_name: str) -> dict[str, Any]:
+        """A paper's references and the stored papers citing it, from the links files.
+
+        Raises:
+            DocumentNotFoundError: When the library has no such file.
+            CitationsFileError: A configured links file is malformed.
+        """
+        counts = await asyncio.to_thread(self.catalogue.passage_counts)
+        if file_name not in counts:
+            raise DocumentNotFoundError(
+                f"no paper {file_name!r} in the library (GET /api/facets counts its papers)"
+            )
+        return await asyncio.to_thread(self.citation_files.of, file_name)
 
     async def facets(
         self, keys: Sequence[str] | None = None, query: str | None = None

@@ -1,5 +1,5 @@
 // klea-serve search page: vanilla JS over the JSON API (/api/search, /api/facets,
-// /api/documents, /api/graph, /api/papers/.../pages/N.png). State lives in the URL (?q=&mode=&year_from=...), so
+// /api/documents, /api/papers/{file}/citations, /api/papers/.../pages/N.png, /api/graph). State lives in the URL (?q=&mode=&year_from=...), so
 // back/forward and shared links work.
 "use strict";
 
@@ -331,6 +331,45 @@ function pageToggle(paper, passage) {
   return el("div", {}, button, figure);
 }
 
+function paperLink(fileName, label) {
+  return el("a", { href: `?doc=${encodeURIComponent(fileName)}`,
+    onclick: (event) => { event.preventDefault(); openPaper(fileName); } }, label);
+}
+
+// The paper's place in the library: who cites it here (with the sentences), and its
+// references, those the library holds as links to them. Fetched after the passages show;
+// an answer for a paper no longer open is dropped.
+async function showCitations(fileName, citedBy, references) {
+  let found;
+  try {
+    found = await api(`/api/papers/${encodeURIComponent(fileName)}/citations`);
+  } catch (error) {
+    citedBy.append(el("p", { class: "help problem" }, `Citations unavailable: ${error.message}`));
+    return;
+  }
+  if (state.doc !== fileName) return;
+  if (found.cited_by.length) {
+    const citing = el("ul", { class: "cited-by" });
+    for (const paper of found.cited_by) {
+      const item = el("li", {}, paperLink(paper.file_name, paper.title || paper.file_name));
+      for (const sentence of paper.contexts) item.append(el("blockquote", {}, sentence));
+      citing.append(item);
+    }
+    citedBy.append(el("h3", {}, `Cited by, in this library (${found.cited_by.length})`), citing);
+  }
+  if (found.references.length) {
+    const inLibrary = found.references.filter((r) => r.target).length;
+    const list = el("ol", { class: "references" });
+    for (const ref of found.references) {
+      const item = el("li", {}, ref.label ? el("span", { class: "ref-label" }, `[${ref.label}] `) : "", ref.text);
+      if (ref.target) item.append(" ", el("span", { class: "in-library" }, "in your library: "), paperLink(ref.target, ref.target));
+      list.append(item);
+    }
+    const summary = `References (${found.references.length}, ${inLibrary} in this library)`;
+    references.append(el("details", { open: "" }, el("summary", {}, summary), list));
+  }
+}
+
 async function openPaper(fileName, push = true) {
   state.doc = fileName;
   if (push) writeUrl();
@@ -356,7 +395,11 @@ async function openPaper(fileName, push = true) {
     if (passage.regions && passage.regions.length) item.append(pageToggle(paper, passage));
     list.append(item);
   }
-  body.append(list);
+  // cited by above the passages, the reference list after them, as in the paper
+  const citedBy = el("section", { class: "citations", "aria-label": "Cited by" });
+  const references = el("section", { class: "citations", "aria-label": "References" });
+  body.append(citedBy, list, references);
+  showCitations(fileName, citedBy, references);
   $("#results").hidden = true;
   $("#facets").hidden = true;
   $("#paper").hidden = false;
