@@ -18,6 +18,7 @@ from sci_etl_core.search.query import FIELDS, And, Near, Node, Not, Or, Phrase, 
 from sci_etl_core.search.store_base import SearchDocument
 
 __all__ = [
+    "MULTISCRIPT_CHARACTERS",
     "PREFIXES",
     "TRICKY_CHARACTERS",
     "VOCABULARY",
@@ -25,6 +26,7 @@ __all__ = [
     "field_scopes",
     "field_text",
     "leaves",
+    "multiscript_text",
     "near_groups",
     "query_nodes",
     "query_text",
@@ -148,6 +150,31 @@ def tricky_text(max_size: int = 24) -> st.SearchStrategy[str]:
     char = st.one_of(
         st.sampled_from(TRICKY_CHARACTERS),
         st.sampled_from("abcXYZ019 "),
+        st.characters(exclude_categories=("Cs",)),
+    )
+    return st.lists(char, max_size=max_size).map("".join)
+
+
+MULTISCRIPT_CHARACTERS: tuple[str, ...] = (
+    "研", "究", "方", "法", "の", "は", "カ", "ー", "ｶ", "\uff9e", "が", "\u3099", "𠀀", "豈",
+    "연", "구", "는", "에", "서", "과", "들", "ᄀ", "\u1161", "ㄱ",
+    "ภ", "า", "\u0e48", "\u0e31", "ໄ", "\u0ec8",
+    "ك", "ک", "ي", "ی", "ى", "أ", "ة", "\u0640", "\u064e", "\u0670", "ﻻ", "۱", "٢", "\u200c",
+    "Ａ", "ａ", "１", "。", "，", "、",
+)  # fmt: skip
+"""Characters of the scripts the multiscript tokenizer segments or normalises, with their marks."""
+
+
+def multiscript_text(max_size: int = 24) -> st.SearchStrategy[str]:
+    """Text mixing :data:`MULTISCRIPT_CHARACTERS` with tricky and arbitrary characters.
+
+    Surrogates are excluded: SQLite cannot receive them.
+    """
+    char = st.one_of(
+        st.sampled_from(MULTISCRIPT_CHARACTERS),
+        st.sampled_from(MULTISCRIPT_CHARACTERS),
+        st.sampled_from(TRICKY_CHARACTERS),
+        st.sampled_from("abX1 "),
         st.characters(exclude_categories=("Cs",)),
     )
     return st.lists(char, max_size=max_size).map("".join)
