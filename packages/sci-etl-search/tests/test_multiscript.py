@@ -8,13 +8,27 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sci_etl_core.search.compile_fts5 import is_rankable
 from sci_etl_core.search.evaluate import matches
-from sci_etl_core.search.multiscript import MultiscriptTokenizer, shadow_text
-from sci_etl_core.search.query import Phrase, Term
+from sci_etl_core.search.multiscript import MultiscriptTokenizer, shadow_query, shadow_text
+from sci_etl_core.search.query import Node, Phrase, Term
 from sci_etl_core.search.store_base import SearchDocument
 from sci_etl_core.search.tokenize import Tokenizer, Unicode61Tokenizer
-from search_fts5_oracle import indexed_terms, vocab_oracle
-from search_strategies import multiscript_text, tricky_text
+from search_fts5_oracle import (
+    expected,
+    fts5_filter,
+    fts5_match,
+    fts5_oracle,
+    indexed_terms,
+    load,
+    vocab_oracle,
+)
+from search_strategies import (
+    multiscript_documents,
+    multiscript_queries,
+    multiscript_text,
+    tricky_text,
+)
 
 TOKENIZER = MultiscriptTokenizer()
 UNICODE61 = Unicode61Tokenizer()
@@ -126,3 +140,21 @@ def test_a_word_typed_as_people_type_it_finds_the_text(query: str, text: str) ->
     document = SearchDocument(record_id="r", body=text)
     assert matches(Term(query), document, tokenizer=TOKENIZER)
     assert not matches(Term(query), document, tokenizer=UNICODE61)
+
+
+@given(st.lists(multiscript_documents(), min_size=1, max_size=5), multiscript_queries())
+def test_fts5_on_shadow_text_selects_what_the_twin_matches(
+    docs: list[SearchDocument], node: Node
+) -> None:
+    """The FTS5 shadow path (shadow text indexed, shadow query) agrees with the twin."""
+    shadowed = [
+        SearchDocument(
+            d.record_id, shadow_text(d.title), shadow_text(d.abstract), shadow_text(d.body)
+        )
+        for d in docs
+    ]
+    with fts5_oracle("unicode61 remove_diacritics 2") as db:
+        load(db, shadowed)
+        assert fts5_filter(db, shadow_query(node)) == expected(node, docs, TOKENIZER)
+        if is_rankable(node):
+            assert fts5_match(db, shadow_query(node)) == expected(node, docs, TOKENIZER)

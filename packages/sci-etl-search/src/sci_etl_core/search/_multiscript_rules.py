@@ -15,6 +15,7 @@ __all__ = [
     "SOUTHEAST_ASIAN",
     "char_class",
     "normalize_arabic",
+    "strip_article",
     "strip_particle",
 ]
 
@@ -83,6 +84,23 @@ _ARABIC: dict[int, str | None] = {
 def normalize_arabic(text: str) -> str:
     """Map Arabic-script letters that readers treat as one to one form, and drop marks."""
     return text.translate(_ARABIC)
+
+
+_ARTICLES = ("وال", "بال", "كال", "فال", "ال", "لل")  # longest first; after normalize_arabic
+_MIN_AFTER_ARTICLE = 2
+
+
+def strip_article(word: str) -> str:
+    """Cut the Arabic definite article, with a joined conjunction or preposition, from ``word``.
+
+    ``المدرسة`` and ``مدرسة`` are then one word, as in Lucene's Arabic light stemmer;
+    at least two letters remain (``الف`` stays). Only the first letters are looked at,
+    so a word of another script is returned unchanged.
+    """
+    for article in _ARTICLES:
+        if word.startswith(article) and len(word) - len(article) >= _MIN_AFTER_ARTICLE:
+            return word[len(article) :]
+    return word
 
 
 KOREAN_PARTICLES: tuple[str, ...] = tuple(

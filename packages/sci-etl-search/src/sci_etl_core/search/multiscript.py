@@ -15,7 +15,9 @@ Latin, Greek or Cyrillic) text gives exactly the tokens it gives today:
   base letter with its vowel and tone marks); no dictionary is used.
 - **Arabic script** (Arabic, Persian, Urdu): Persian yeh and alef maksura become Arabic
   yeh, Persian kaf Arabic kaf, hamza and madda alef forms plain alef, teh marbuta heh;
-  tatweel and harakat are dropped; Arabic-Indic and Persian digits become ASCII digits;
+  tatweel and harakat are dropped; the definite article (``ال``, with a joined ``و``,
+  ``ب``, ``ك`` or ``ف``; ``لل``) is cut, so ``المدرسة`` and ``مدرسة`` are one word;
+  Arabic-Indic and Persian digits become ASCII digits;
   presentation forms (lam-alef ligatures) are decomposed by NFKC.
 - Half-width and full-width forms, and CJK compatibility ideographs, are NFKC-normalised.
 
@@ -41,12 +43,14 @@ from sci_etl_core.search._multiscript_rules import (
     OTHER,
     char_class,
     normalize_arabic,
+    strip_article,
     strip_particle,
 )
 from sci_etl_core.search._unicode_tables import FOLD_RUNS
+from sci_etl_core.search.query import And, Near, Node, Not, Or, Phrase, Term
 from sci_etl_core.search.tokenize import Token, Unicode61Tokenizer
 
-__all__ = ["MULTISCRIPT_RULES_VERSION", "MultiscriptTokenizer", "shadow_text"]
+__all__ = ["MULTISCRIPT_RULES_VERSION", "MultiscriptTokenizer", "shadow_query", "shadow_text"]
 
 MULTISCRIPT_RULES_VERSION = 1
 """The version of the segmentation and normalisation rules; a store built with another must be rebuilt."""  # noqa: E501
@@ -112,7 +116,7 @@ def _settle(word: str) -> tuple[str, ...]:
 def _normalize(text: str) -> str:
     """NFKC, Arabic-script normalisation, then ``unicode61`` folding of one piece of a token."""
     text = normalize_arabic(unicodedata.normalize("NFKC", text)).translate(_DROP_MARKS)
-    return text.translate(_FOLD)
+    return strip_article(text.translate(_FOLD))
 
 
 def _units(span: str, offset: int) -> list[tuple[int, int, int]]:
@@ -223,3 +227,34 @@ def shadow_text(text: str) -> str:
     if _SPECIAL.search(text) is None:
         return text
     return " ".join(_TOKENIZER.words(text))
+
+
+def _shadow_word(word: str) -> str:
+    """A query word as a shadow index holds it; a word that gives no token keeps its text."""
+    return shadow_text(word).strip() or word
+
+
+def _shadow_leaf(node: Term | Phrase) -> Term | Phrase:
+    if isinstance(node, Term):
+        return Term(_shadow_word(node.text), node.fields, node.prefix)
+    return Phrase(tuple(_shadow_word(word) for word in node.words), node.fields)
+
+
+def shadow_query(node: Node) -> Node:
+    """Return ``node`` with every word written as :func:`shadow_text`, for an index of shadow text.
+
+    FTS5 reads a quoted word of several tokens as a phrase, so ``研究方法`` (the
+    bigrams ``研究 究方 方法``) finds the consecutive bigrams of the indexed text, which is
+    what :class:`MultiscriptTokenizer` matches in Python. A word with no token (a lone
+    tatweel) keeps its text, which matches nothing either way.
+    """
+    if isinstance(node, Term | Phrase):
+        return _shadow_leaf(node)
+    if isinstance(node, Near):
+        operands = tuple(_shadow_leaf(operand) for operand in node.operands)
+        return Near(operands, node.distance, node.fields)
+    if isinstance(node, Not):
+        return Not(shadow_query(node.operand))
+    if isinstance(node, And):
+        return And(tuple(shadow_query(operand) for operand in node.operands))
+    return Or(tuple(shadow_query(operand) for operand in node.operands))
