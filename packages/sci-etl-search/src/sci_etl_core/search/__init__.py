@@ -87,6 +87,7 @@ if TYPE_CHECKING:
     from sci_etl_core.search.multiscript import (
         MULTISCRIPT_RULES_VERSION as MULTISCRIPT_RULES_VERSION,
         MultiscriptTokenizer as MultiscriptTokenizer,
+        shadow_query as shadow_query,
         shadow_text as shadow_text,
     )
     from sci_etl_core.search.parser import (
@@ -195,6 +196,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "multiscript": (
         "MultiscriptTokenizer",
         "shadow_text",
+        "shadow_query",
         "MULTISCRIPT_RULES_VERSION",
     ),
     "evaluate": (

@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import pairwise
 
 from sci_etl_core.search._multiscript_rules import (
@@ -159,13 +159,36 @@ def _run_pieces(source: str, kind: int, spans: list[tuple[int, int]]) -> list[tu
     return _ngrams(source, spans)
 
 
+@lru_cache(maxsize=_CACHE_SIZE)
+def _split_span(span: str) -> tuple[tuple[str, int, int], ...]:
+    """The words of one ``unicode61`` token's span with offsets into it; cached, as words recur."""
+    pieces: list[tuple[str, int, int]] = []
+    for kind, spans in _runs(_units(span, 0)):
+        for piece, start, end in _run_pieces(span, kind, spans):
+            pieces.extend((word, start, end) for word in _settle(_normalize(piece)))
+    return tuple(pieces)
+
+
+# Han and Kana letters only, none of them a compatibility or half-width form: the span is
+# one run whose bigrams need no normalisation beyond unicode61's folding.
+_PURE_CJK = re.compile("[\u3041-\u3096\u30a1-\u30fa\u30fc\u3400-\u4dbf\u4e00-\u9fff]+")
+_new_token = partial(tuple.__new__, Token)
+
+
 def _split_token(source: str, start: int, end: int) -> list[Token]:
-    tokens: list[Token] = []
-    for kind, spans in _runs(_units(source[start:end], start)):
-        for piece, piece_start, piece_end in _run_pieces(source, kind, spans):
-            words = _settle(_normalize(piece))
-            tokens.extend(Token(word, piece_start, piece_end) for word in words)
-    return tokens
+    span = source[start:end]
+    if _PURE_CJK.fullmatch(span) is not None:
+        folded = span.translate(_FOLD)
+        if len(folded) == len(span):
+            if len(span) == 1:
+                return [_new_token((folded, start, end))]
+            return [
+                _new_token((folded[i : i + 2], start + i, start + i + 2))
+                for i in range(len(span) - 1)
+            ]
+    return [
+        _new_token((word, start + first, start + last)) for word, first, last in _split_span(span)
+    ]
 
 
 def _join_across_marks(text: str, tokens: list[Token]) -> list[Token]:
