@@ -16,7 +16,9 @@ an older klea-ingest (a sidecar without a file list) is rebuilt.
 :func:`klea_utils.stores.retrieval.fts5_index.open_fts5_store`): ``None`` follows the
 existing index and builds a new one with FTS5's Porter stemmer
 (:data:`NEW_INDEX_STEMMING`), ``True`` or ``False`` chooses.
-An explicit choice that an existing index was not built with is applied by
+A new index is also multiscript (:data:`NEW_INDEX_MULTISCRIPT`); an existing one keeps the
+segmentation it records. An explicit stemming choice that an existing index was not built
+with is applied by
 :meth:`Fts5IndexWriter.finish`, which re-tokenizes the stored chunks, so the index never
 stays refusing queries. ``finish`` also tags an index built before a facet key joined
 :data:`~klea_utils.stores.retrieval.fts5_index.FTS5_FACET_KEYS` (``tags`` and
@@ -50,6 +52,12 @@ NEW_INDEX_STEMMING = True
 "inhibits" finds "inhibition". It lifts the ``fts5:`` leg on the development papers'
 questions from 31 to 33 of 36 answers in the top 3 and BM25 on SciFact, Cranfield and
 CISI alike (``docs/benchmarks-quality.md``)."""
+
+NEW_INDEX_MULTISCRIPT = True
+"""Whether a new index finds words in Chinese, Japanese, Korean, Thai and Arabic-script
+chunks (:class:`sci_etl_core.search.multiscript.MultiscriptTokenizer`, issue 37). English
+chunks index exactly the words they did; an existing index keeps the segmentation it was
+built with (the file records it), so old indexes answer as before."""
 _log = logging.getLogger(__name__)
 
 
@@ -69,8 +77,11 @@ class Fts5IndexWriter:
             self.manifest.save()
         else:
             self.manifest.files = files
-        if self.stemming is None and not self.path.exists():
-            self.stemming = NEW_INDEX_STEMMING
+        self.multiscript: bool | None = None
+        if not self.path.exists():
+            self.multiscript = NEW_INDEX_MULTISCRIPT
+            if self.stemming is None:
+                self.stemming = NEW_INDEX_STEMMING
 
     def _recorded_files(self, force: bool) -> dict[str, ManifestEntry] | None:
         """The files the index holds, or ``None`` when it must be rebuilt from scratch."""
@@ -126,7 +137,11 @@ class Fts5IndexWriter:
             fts5_writer.delete_fts5_ids(self.path, stale)
         pairs = [(str(d.id), d) for d in docs]
         written = (
-            fts5_writer.write_fts5_chunks(self.path, pairs, stemming=self.stemming) if docs else 0
+            fts5_writer.write_fts5_chunks(
+                self.path, pairs, stemming=self.stemming, multiscript=self.multiscript
+            )
+            if docs
+            else 0
         )
         self.manifest.commit(file_name, file_hash, len(docs), digest)
         return written
