@@ -42,7 +42,16 @@ __all__ = [
     "write_fts5_chunks",
 ]
 
-FTS5_FACET_KEYS = ("authors", "collections", "file_name", "journal", "keywords", "tags", "year")
+FTS5_FACET_KEYS = (
+    "authors",
+    "collections",
+    "file_name",
+    "journal",
+    "keywords",
+    "language",
+    "tags",
+    "year",
+)
 """Metadata keys tagged in an ``fts5:`` index for facets and native filters."""
 
 

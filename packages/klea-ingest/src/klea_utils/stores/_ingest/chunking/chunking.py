@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.chunking.doc_chunker import StructureChunker
+from klea_utils.stores._ingest.chunking.language import LANGUAGE_KEY, detect_language
 from klea_utils.stores._ingest.chunking.text_segments import segment_text
 from klea_utils.stores._ingest.chunking.token_counter import (
     load_token_counter,
@@ -53,9 +54,10 @@ DEFAULT_MAX_TOKENS = 450
 DEFAULT_OVERLAP_SENTENCES = 0
 """Sentences repeated from the end of a cut text at the start of its next piece."""
 
-CHUNKING_VERSION = 3
+CHUNKING_VERSION = 4
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
-table cut into pieces repeats its caption and header row in each)."""
+table cut into pieces repeats its caption and header row in each; 4: every chunk carries
+its ``language``)."""
 
 CHUNK_INDEX_KEY = "chunk_index"
 """Metadata key of a chunk's position in its file (0-based, reading order)."""
@@ -215,7 +217,9 @@ class Chunker:
         """Return the chunks of ``document`` with ``file_name``, ``file_hash``, ``headings``.
 
         PDF chunks also carry ``page_start`` and ``page_end`` (1-based ints). Every chunk
-        carries :data:`CHUNK_INDEX_KEY` and :data:`SECTION_INDEX_KEY`.
+        carries :data:`CHUNK_INDEX_KEY`, :data:`SECTION_INDEX_KEY` and ``language`` (the
+        ISO 639-1 code of its own text, ``und`` when it cannot be told; see
+        :func:`~klea_utils.stores._ingest.chunking.language.detect_language`).
 
         ``page_content`` is the contextualized text (heading chain, then the chunk's text)
         passed through ``normalize_text``; ``headings`` lists the heading chain, most
@@ -243,7 +247,11 @@ class Chunker:
             if pages is not None:
                 metadata["page_start"], metadata["page_end"] = pages
             for piece in pieces:
+                language = detect_language(piece)
                 docs.append(
-                    Document(page_content=piece, metadata={**metadata, CHUNK_INDEX_KEY: len(docs)})
+                    Document(
+                        page_content=piece,
+                        metadata={**metadata, CHUNK_INDEX_KEY: len(docs), LANGUAGE_KEY: language},
+                    )
                 )
         return docs
