@@ -71,3 +71,24 @@ def test_the_multiscript_query_is_the_or_of_the_tokenizers_words() -> None:
     )
     assert fts5_query("the", multiscript=True) == fts5_query("the")
     assert fts5_query("?! ،", multiscript=True) is None
+
+
+async def test_klea_serve_answers_a_chinese_question_typed_without_spaces(tmp_path: Path) -> None:
+    from klea_utils.stores.retrieval.fts5_index import awrite_fts5_chunks
+    from klea_utils.stores.serve.core.params import SearchParams
+    from klea_utils.stores.serve.search.backend import SearchBackend
+
+    path = tmp_path / "m.sqlite"
+    pairs = [(cid, Document(page_content=text)) for cid, text in CHUNKS.items()]
+    await awrite_fts5_chunks(path, pairs, multiscript=True)
+    backend = SearchBackend(path, None, None)
+    try:
+        out = await backend.search(SearchParams(query="医学图像分割的方法"), passages=3)
+        assert out["error"] is None
+        assert out["hits"][0]["record_id"] == "zh:0"
+        marked = [s["text"][a:b] for s in out["hits"][0]["snippets"] for a, b in s["highlights"]]
+        assert "图像" in "".join(marked)
+        plain = await backend.search(SearchParams(query="deep learning segmentation"), passages=3)
+        assert plain["hits"][0]["record_id"] == "en:0"
+    finally:
+        await backend.aclose()

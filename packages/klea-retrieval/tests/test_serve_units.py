@@ -237,3 +237,17 @@ def test_an_unreadable_search_index_is_named_at_start_up(tmp_path):
     assert "broken.sqlite" in problem
     assert "not an SQLite database" in problem
     assert broken.read_bytes() == b"this is not a database" * 100
+
+
+def test_a_question_without_spaces_reads_as_one_over_a_multiscript_index() -> None:
+    assert question_query("医学图像分割的方法") is None  # one unicode61 word
+    query = question_query("医学图像分割的方法", multiscript=True)
+    assert query is not None
+    assert query.startswith('"医学" OR "学图" OR "图像"')
+    assert question_query("方法", multiscript=True) is None  # one bigram: not a question
+    assert question_query('"医学图像" AND 方法', multiscript=True) is None  # syntax
+    english = "What is the likely range of climate sensitivity?"
+    assert question_query(english, multiscript=True) == question_query(english)
+    assert question_query("effect of temperature", multiscript=True) == question_query(
+        "effect of temperature"
+    )
