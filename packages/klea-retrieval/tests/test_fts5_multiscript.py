@@ -92,3 +92,29 @@ async def test_klea_serve_answers_a_chinese_question_typed_without_spaces(tmp_pa
         assert plain["hits"][0]["record_id"] == "en:0"
     finally:
         await backend.aclose()
+
+
+async def test_klea_serve_filters_and_facets_by_the_chunks_language(tmp_path: Path) -> None:
+    from klea_utils.stores.retrieval.fts5_index import awrite_fts5_chunks
+    from klea_utils.stores.serve.core.params import SearchFilters, SearchParams
+    from klea_utils.stores.serve.papers.paper import display_metadata, facet_values
+    from klea_utils.stores.serve.search.backend import SearchBackend
+
+    path = tmp_path / "m.sqlite"
+    pairs = [
+        (cid, Document(page_content=text, metadata={"language": cid.split(":")[0]}))
+        for cid, text in CHUNKS.items()
+    ]
+    await awrite_fts5_chunks(path, pairs, multiscript=True)
+    backend = SearchBackend(path, None, None)
+    try:
+        assert "language" in backend.facet_keys
+        only = SearchFilters(languages=("en", "ko"))
+        out = await backend.search(SearchParams(query="方法 OR method", filters=only), passages=5)
+        assert [hit["record_id"] for hit in out["hits"]] == ["en:0"]
+        out = await backend.search(SearchParams(query="방법", filters=only), passages=5)
+        assert [hit["record_id"] for hit in out["hits"]] == ["ko:0"]
+    finally:
+        await backend.aclose()
+    assert facet_values(display_metadata({"language": "fa"}), "language") == ["fa"]
+    assert facet_values(display_metadata({"language": "und"}), "language") == []

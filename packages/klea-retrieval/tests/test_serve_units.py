@@ -86,7 +86,7 @@ def test_facet_counts_count_each_paper_once_most_frequent_first():
         _chunk("a.pdf", 0, **a),
         _chunk("a.pdf", 1, **a),  # a second passage: still one paper
         _chunk("b.pdf", 0, authors=["Bo Li"], year=2020, tags=["to-read"], collections=["Thesis"]),
-        _chunk("c.pdf", 0, authors=["Cy Young"], year=2019, journal="Neuron"),
+        _chunk("c.pdf", 0, authors=["Cy Young"], year=2019, journal="Neuron", language="zh"),
     ]
     catalogue = PaperCatalogue([MemoryPaperSource(docs)])
     papers, facets = catalogue.count_facets(list(FACET_KEYS))
@@ -97,6 +97,7 @@ def test_facet_counts_count_each_paper_once_most_frequent_first():
         "journal": [("Neuron", 1)],
         "tag": [("to-read", 2), ("cells", 1)],  # a keyword that is also a tag: once
         "collection": [("Thesis", 2)],
+        "language": [("zh", 1)],
     }
     narrowed = catalogue.count_facets(["author"], ["c.pdf", "a.pdf", "a.pdf", "nope.pdf"])
     assert narrowed == (2, {"author": [("Ann Smith", 1), ("Bo Li", 1), ("Cy Young", 1)]})

@@ -90,6 +90,7 @@ def store_filters(filters: SearchFilters, facet_keys: frozenset[str]) -> list[Se
         ("authors", filters.authors),
         ("journal", filters.journals),
         ("collections", filters.collections),
+        ("language", filters.languages),
     ):
         if values:
             wanted.append((key, MetadataFilter(key, frozenset(values))))
