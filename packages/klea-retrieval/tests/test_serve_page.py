@@ -48,7 +48,7 @@ DENDRITES = [  # one paper per language, each naming "dendrite" (ASCII, so unico
     )
     for name, title, code, text in [
         ("dendrite_zh", "树突钙信号", "zh", "树突 (dendrite) 中的钙信号随突触输入而变化。"),
-        ("dendrite_ru", "Дендритные спайки", "ru", "Дендритные (dendrite) спайки в пирамидных клетках."),
+        ("dendrite_ru", "Дендритные спайки", "ru", "Дендритные (dendrite) спайки нейронов."),
         ("dendrite_en", "Dendritic integration", "en", "Each dendrite integrates synaptic input."),
     ]
 ]
