@@ -277,6 +277,7 @@ class StoresBuilder:
         *,
         fts5_path: str | None = None,
         fts5_stemming: bool | None = None,
+        fts5_multiscript: bool | None = None,
     ) -> StoreSummary:
         """Write chunked documents to a vector store; return what was done.
 
@@ -286,11 +287,19 @@ class StoresBuilder:
         is :attr:`writer`'s) and :class:`~klea_utils.stores.store_writer.StoreTargets` for
         each argument. ``fts5_path``, an addition to the original signature, also writes an
         FTS5 index of the chunks (``sci_etl_core.search``), servable as a ``fts5:`` BM25
-        store; ``fts5_stemming`` chooses Porter stemming for it. The original returned
+        store; ``fts5_stemming`` chooses Porter stemming for it and ``fts5_multiscript``
+        its segmentation of non-Latin scripts (a new index is multiscript). The original returned
         ``None``; the summary is an addition.
         """
         targets = StoreTargets(
-            store_uri, collection_name, source_dir, force, bm25_path, fts5_path, fts5_stemming
+            store_uri,
+            collection_name,
+            source_dir,
+            force,
+            bm25_path,
+            fts5_path,
+            fts5_stemming,
+            fts5_multiscript,
         )
         return self.writer.write(results, targets)
 
@@ -307,6 +316,7 @@ class StoresBuilder:
         *,
         fts5_path: str | None = None,
         fts5_stemming: bool | None = None,
+        fts5_multiscript: bool | None = None,
         references: ReferenceLibrary | None = None,
     ) -> StoreSummary:
         """Full pipeline: chunk documents, then write them to the stores.
@@ -321,7 +331,8 @@ class StoresBuilder:
         collection name are checked first, so a bad one fails before any conversion, and
         the collection's lock is held from chunking to storing (a second run raises
         :class:`~klea_utils.stores.ingest_exceptions.CollectionBusyError`).
-        ``fts5_path`` and ``fts5_stemming`` as for :meth:`store_all`, ``references`` as
+        ``fts5_path``, ``fts5_stemming`` and ``fts5_multiscript`` as for :meth:`store_all`,
+        ``references`` as
         for :meth:`chunk_all` (it fills the template; a given map still wins). Returns the store
         summary, whose ``missing_files`` lists the files without cached chunks. Each stored
         file's reference list is then parsed from the cache and the collection's citation
@@ -331,7 +342,14 @@ class StoresBuilder:
         check_store_target(store_uri, collection_name)
         source = Path(source_dir).resolve()
         targets = StoreTargets(
-            store_uri, collection_name, source, force, bm25_path, fts5_path, fts5_stemming
+            store_uri,
+            collection_name,
+            source,
+            force,
+            bm25_path,
+            fts5_path,
+            fts5_stemming,
+            fts5_multiscript,
         )
         if metadata_map_path:
             self.metadata_map_path = Path(metadata_map_path).resolve()

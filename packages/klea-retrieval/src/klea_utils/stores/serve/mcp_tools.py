@@ -194,7 +194,7 @@ def build_mcp_server(service: Service) -> MCPServer:
     @server.tool()
     async def facets(
         keys: Annotated[
-            list[Literal["year", "author", "journal", "tag", "collection"]] | None,
+            list[Literal["year", "author", "journal", "tag", "collection", "language"]] | None,
             Field(description="Facets to count (default all five)."),
         ] = None,
         query: Annotated[

@@ -30,6 +30,7 @@ from klea_utils.stores._ingest.chunking.chunk_regions import (
     region_pages,
 )
 from klea_utils.stores._ingest.chunking.doc_chunker import StructureChunker
+from klea_utils.stores._ingest.chunking.language import LANGUAGE_KEY, detect_language
 from klea_utils.stores._ingest.chunking.text_segments import segment_text
 from klea_utils.stores._ingest.chunking.token_counter import (
     load_token_counter,
@@ -64,8 +65,9 @@ DEFAULT_OVERLAP_SENTENCES = 0
 CHUNKING_VERSION = 4
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
 table cut into pieces repeats its caption and header row in each; 4: PDF chunks carry
-``regions``, their boxes on the page, and ``page_label``; reference lines that open with
-an arXiv id are kept, no longer dropped as arXiv's margin stamp)."""
+``regions``, their boxes on the page, and ``page_label``; every chunk carries its
+``language``; reference lines that open with an arXiv id are kept, no longer dropped as
+arXiv's margin stamp)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""
@@ -237,7 +239,9 @@ class Chunker:
         PDF chunks also carry ``page_start`` and ``page_end`` (1-based ints), ``regions``
         and, where ``page_labels`` (page -> label) knows them, ``page_label``: the label of
         the first page, or ``"first-last"`` labels for a chunk across pages. Every chunk
-        carries :data:`CHUNK_INDEX_KEY` and :data:`SECTION_INDEX_KEY`.
+        carries :data:`CHUNK_INDEX_KEY`, :data:`SECTION_INDEX_KEY` and ``language`` (the
+        ISO 639-1 code of its own text, ``und`` when it cannot be told; see
+        :func:`~klea_utils.stores._ingest.chunking.language.detect_language`).
 
         ``page_content`` is the contextualized text (heading chain, then the chunk's text)
         passed through ``normalize_text``; ``headings`` lists the heading chain, most
@@ -277,6 +281,7 @@ class Chunker:
                 label = _page_label(narrowed or pages, page_labels)
                 if label:
                     extra[PAGE_LABEL_KEY] = label
+                extra[LANGUAGE_KEY] = detect_language(piece)
                 docs.append(
                     Document(
                         page_content=piece,

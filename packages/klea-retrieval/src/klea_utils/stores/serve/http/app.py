@@ -249,7 +249,7 @@ def build_app(
     )
     async def facets(
         key: Annotated[
-            list[Literal["year", "author", "journal", "tag", "collection"]] | None,
+            list[Literal["year", "author", "journal", "tag", "collection", "language"]] | None,
             Query(max_length=limits.max_list_items),
         ] = None,
         q: Annotated[str | None, Query(max_length=limits.max_query_chars)] = None,

@@ -25,10 +25,12 @@ __all__ = [
     "facet_values",
 ]
 
-FACET_KEYS = ("year", "author", "journal", "tag", "collection")
+FACET_KEYS = ("year", "author", "journal", "tag", "collection", "language")
 """Facets the service counts: one count per paper holding the value. ``tag`` counts a
 paper's ``keywords`` and ``tags`` (a reference manager's tags), ``collection`` its
-``collections`` (a Zotero library's)."""
+``collections`` (a Zotero library's), ``language`` the ``language`` klea-ingest records
+for each chunk (a paper's is that of the chunk its metadata is read from; ``und``, not
+told, is not counted)."""
 
 _TAG_KEYS = ("keywords", "tags")
 
@@ -83,6 +85,11 @@ def _page_label(metadata: dict[str, Any]) -> str | None:
     return " ".join(label.split())[:40]
 
 
+def _language(metadata: dict[str, Any]) -> str | None:
+    language = metadata.get("language")
+    return language if isinstance(language, str) and language and language != "und" else None
+
+
 def display_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
     """The fields a person or an agent reads about a passage (display names only)."""
     year = metadata.get("year")
@@ -100,6 +107,7 @@ def display_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
         "tags": _tags(metadata),
         "collections": _values(metadata, "collections"),
         "citekey": _citekey(metadata),
+        "language": _language(metadata),
     }
 
 
@@ -113,6 +121,8 @@ def facet_values(shown: dict[str, Any], key: str) -> list[str]:
         return [shown["journal"]] if isinstance(shown["journal"], str) else []
     if key == "collection":
         return list(shown["collections"])
+    if key == "language":
+        return [shown["language"]] if isinstance(shown.get("language"), str) else []
     return list(shown["tags"])
 
 

@@ -15,8 +15,21 @@ const el = (tag, attrs = {}, ...children) => {
   return node;
 };
 
-const state = { q: "", mode: "", year_from: "", year_to: "", author: [], journal: [], tag: [], collection: [], doc: "" };
-const FACETS = ["author", "journal", "tag", "collection"];  // each a list in state and a search parameter
+const state = { q: "", mode: "", year_from: "", year_to: "", author: [], journal: [], tag: [], collection: [], language: [], doc: "" };
+const FACETS = ["author", "journal", "tag", "collection", "language"];  // each a list in state and a search parameter
+
+// A chunk's language is an ISO 639-1 code ("zh", "und" when unknown): shown by its name in
+// the reader's language, the code kept beside it so the URL parameter is recognisable.
+const LANGUAGE_NAMES = (() => {
+  try { return new Intl.DisplayNames([navigator.language, "en"], { type: "language" }); } catch (error) { return null; }
+})();
+function facetLabel(key, value) {
+  if (key !== "language") return value;
+  if (value === "und") return "Unknown (und)";
+  let name = null;
+  try { name = LANGUAGE_NAMES && LANGUAGE_NAMES.of(value); } catch (error) { /* not a language code */ }
+  return name && name !== value ? `${name} (${value})` : value;
+}
 
 function readUrl() {
   const p = new URLSearchParams(location.search);
@@ -200,7 +213,7 @@ function facetList(key, values, selected) {
       writeUrl();
       run();
     });
-    ul.append(el("li", {}, box, el("label", { for: id }, `${value} `, el("span", { class: "count" }, `(${count})`))));
+    ul.append(el("li", {}, box, el("label", { for: id }, `${facetLabel(key, value)} `, el("span", { class: "count" }, `(${count})`))));
   }
 }
 
@@ -419,7 +432,7 @@ for (const id of ["#year-from", "#year-to"]) {
   });
 }
 $("#clear-filters").addEventListener("click", () => {
-  Object.assign(state, { year_from: "", year_to: "", author: [], journal: [], tag: [], collection: [] });
+  Object.assign(state, { year_from: "", year_to: "", author: [], journal: [], tag: [], collection: [], language: [] });
   writeUrl(); run();
 });
 $("#back").addEventListener("click", () => { state.doc = ""; writeUrl(); run(); $("#results").focus(); });
