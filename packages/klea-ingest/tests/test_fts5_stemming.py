@@ -87,7 +87,10 @@ def test_build_with_fts5_stemming_then_switch_it_off(tmp_path: Path, offline: No
 
 
 @pytest.mark.parametrize("command", ["build", "store"])
-@pytest.mark.parametrize("flag", ["--fts5-stemming", "--no-fts5-stemming"])
+@pytest.mark.parametrize(
+    "flag",
+    ["--fts5-stemming", "--no-fts5-stemming", "--fts5-multiscript", "--no-fts5-multiscript"],
+)
 def test_fts5_stemming_needs_fts5_store(tmp_path: Path, command: str, flag: str) -> None:
     (tmp_path / "a.md").write_text("# A\n\ntext\n")
     args = [command, str(tmp_path), "--store", f"chroma:{tmp_path / 's'}", "--collection", "c"]

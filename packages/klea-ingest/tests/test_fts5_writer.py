@@ -109,6 +109,86 @@ def test_a_new_index_stems_unless_told_and_an_old_one_keeps_its_tokenizer(tmp_pa
     assert _stems(tmp_path / "plain.sqlite") is False
 
 
+def test_a_new_index_is_multiscript_and_an_old_one_keeps_its_segmentation(tmp_path):
+    import asyncio
+
+    from klea_utils.stores._ingest.store.fts5_corpus import NEW_INDEX_MULTISCRIPT, Fts5IndexWriter
+    from klea_utils.stores._ingest.store.manifest import sidecar_path
+    from klea_utils.stores.retrieval.fts5_index import open_fts5_store, write_fts5_chunks
+
+    async def multiscript(path):
+        store = open_fts5_store(path)
+        try:
+            await store.count()
+            return store.multiscript
+        finally:
+            await store.aclose()
+
+    docs = [Document(id="zh.md:0", page_content="本文提出一种新的图像分割方法。")]
+    new = Fts5IndexWriter(tmp_path / "new.sqlite", "papers", force=False)
+    new.add("zh.md", "h1", docs)
+    assert NEW_INDEX_MULTISCRIPT is True
+    assert asyncio.run(multiscript(tmp_path / "new.sqlite")) is True
+    index = Fts5Bm25Index(tmp_path / "new.sqlite")
+    try:
+        assert [doc.id for doc, _ in index.search("图像分割", 3)] == ["zh.md:0"]
+    finally:
+        index.close()
+
+    old = tmp_path / "old.sqlite"
+    write_fts5_chunks(old, [("zh.md:0", docs[0])], multiscript=False)
+    sidecar_path(old).write_text('{"collection": "papers", "files": {}}', encoding="utf-8")
+    again = Fts5IndexWriter(old, "papers", force=False)
+    again.add("b.md", "h2", [Document(id="b.md:0", page_content="Kinase assays.")])
+    again.finish()
+    assert asyncio.run(multiscript(old)) is False
+
+
+def test_an_explicit_multiscript_choice_re_tokenizes_an_existing_index(tmp_path):
+    import asyncio
+
+    from klea_utils.stores._ingest.store.fts5_corpus import Fts5IndexWriter
+    from klea_utils.stores._ingest.store.manifest import sidecar_path
+    from klea_utils.stores.retrieval.fts5_index import open_fts5_store, write_fts5_chunks
+
+    async def multiscript(path):
+        store = open_fts5_store(path)
+        try:
+            await store.count()
+            return store.multiscript
+        finally:
+            await store.aclose()
+
+    def top(path, question):
+        index = Fts5Bm25Index(path)
+        try:
+            return [doc.id for doc, _ in index.search(question, 3)]
+        finally:
+            index.close()
+
+    zh = Document(id="zh.md:0", page_content="本文提出一种新的图像分割方法。")
+    old = tmp_path / "old.sqlite"
+    write_fts5_chunks(old, [("zh.md:0", zh)], multiscript=False)
+    sidecar_path(old).write_text('{"collection": "papers", "files": {}}', encoding="utf-8")
+    assert top(old, "图像分割") == []  # unicode61 holds the whole Han run as one token
+    on = Fts5IndexWriter(old, "papers", force=False, multiscript=True)
+    on.add("b.md", "h2", [Document(id="b.md:0", page_content="Kinase assays.")])
+    assert on.finish() is True
+    assert asyncio.run(multiscript(old)) is True
+    assert top(old, "图像分割") == ["zh.md:0"]
+    assert top(old, "kinase") == ["b.md:0"]
+
+    off = Fts5IndexWriter(old, "papers", force=False, multiscript=False)
+    assert off.finish() is True
+    assert asyncio.run(multiscript(old)) is False
+    assert top(old, "kinase") == ["b.md:0"]
+
+    fresh = Fts5IndexWriter(tmp_path / "fresh.sqlite", "papers", force=False, multiscript=False)
+    fresh.add("zh.md", "h1", [zh])
+    assert fresh.finish() is False  # built as asked
+    assert asyncio.run(multiscript(tmp_path / "fresh.sqlite")) is False
+
+
 def test_an_index_built_before_the_list_keys_is_tagged_for_them(tmp_path):
     import asyncio
 

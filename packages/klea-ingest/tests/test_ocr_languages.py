@@ -27,6 +27,10 @@ pytestmark = pytest.mark.timeout(600)
 
 _ALL = frozenset({"eng", "osd", "rus", "ara", "fas", "tha", "chi_sim", "chi_tra", "jpn", "kor"})
 _DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
+needs_arabic = pytest.mark.skipif(
+    "ara" not in installed_languages() and not os.environ.get("CI"),
+    reason="tesseract-ocr-ara not installed",
+)
 needs_russian = pytest.mark.skipif(
     "rus" not in installed_languages() and not os.environ.get("CI"),
     reason="tesseract-ocr-rus not installed",
@@ -124,3 +128,21 @@ def test_a_cyrillic_layer_of_latin_look_alikes_is_read_again_in_russian(tmp_path
     text = _text(path)
     assert "налога" in text.lower()
     assert "Hanoro" not in text
+
+
+@pytest.mark.slow
+@needs_arabic
+@needs_wild
+def test_a_garbled_arabic_layer_is_read_again_in_arabic() -> None:
+    # pdf.js ThuluthFeatures.pdf: an Arabic page whose fonts have no ToUnicode map, so its
+    # text layer is a soup of Greek, Cyrillic, Sinhala and Kannada code points
+    assert WILD is not None
+    source = pdfium.PdfDocument(WILD / "pdfjs__ThuluthFeatures.pdf")
+    layer = str(source[0].get_textpage().get_text_range())
+    source.close()
+    assert not assess(layer).readable
+    assert sum("\u0600" <= c <= "\u06ff" for c in layer) < 30
+    text = _text(WILD / "pdfjs__ThuluthFeatures.pdf")
+    assert sum("\u0600" <= c <= "\u06ff" for c in text) > 500
+    assert "الرئيسية" in text
+    assert "ϸЇ" not in text

@@ -188,6 +188,8 @@ def test_every_item_and_chunk_carries_its_pages() -> None:
         assert 1 <= start <= end <= 6
     assert {c.metadata["page_end"] for c in chunks} >= {1, 6}
     assert max(chunker.count_tokens(c.page_content) for c in chunks) <= 256
+    languages = [c.metadata["language"] for c in chunks]  # every chunk says its language
+    assert languages.count("en") >= 0.8 * len(chunks)
 
 
 def test_pages_survive_store_policy_serialization_and_search_records() -> None:

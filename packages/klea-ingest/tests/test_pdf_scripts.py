@@ -96,6 +96,26 @@ def test_a_hebrew_line_reads_in_logical_order_however_it_is_drawn(tmp_path: Path
     assert "ספר חדש" in texts
 
 
+@needs_dejavu
+def test_arabic_presentation_forms_come_out_as_letters_in_logical_order(tmp_path: Path) -> None:
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+    from reportlab.pdfgen import canvas
+
+    # "للأمانات لا مدنين" written in presentation forms (lam-alef ligatures U+FEF7, U+FEFB),
+    # drawn in visual order as a producer that shapes the text itself does
+    shaped = "\ufedf\ufef7\ufee3\ufe8e\ufee7\ufe8e\ufe95 \ufefb \ufee3\ufeaa\ufee7\ufef4\ufee6"
+    pdfmetrics.registerFont(TTFont("DejaVu", str(_DEJAVU)))
+    path = tmp_path / "shaped.pdf"
+    c = canvas.Canvas(str(path))
+    c.setFont("DejaVu", 14)
+    c.drawString(72, 700, shaped[::-1])
+    c.save()
+    texts = _texts(path)
+    assert "للأمانات لا مدنين" in texts
+    assert not any("\ufb50" <= ch <= "\ufeff" for text in texts for ch in text)
+
+
 # -- Chinese and Japanese --------------------------------------------------------------------
 
 

@@ -94,3 +94,27 @@ def test_stemmed_preprocessing_matches_fts5_porter():
     )
     expected = [term for (term,) in db.execute("SELECT term FROM v ORDER BY offset")]
     assert stemmed_preprocessing_func(text) == expected
+
+
+def test_stemmed_preprocessing_finds_words_of_every_script():
+    """The pickled leg: a question typed in the chunk's language ranks that chunk first."""
+    from klea_utils.stores._retrieval.bm25_scoring import Bm25Index
+
+    chunks = {
+        "zh": "本文提出一种新的深度学习方法，用于医学图像分割。",
+        "ko": "이 연구는 의료 영상 분할을 위한 새로운 방법을 제안한다.",
+        "fa": "این پژوهش روش تازه‌ای برای یادگیری ماشین ارائه می‌دهد.",
+        "ar": "قدمت هذه الدراسة طريقة جديدة للتعلم الآلي.",
+        "en": "A new deep learning method for medical image segmentation.",
+    }
+    docs = [Document(id=key, page_content=text) for key, text in chunks.items()]
+    index = Bm25Index.from_documents(docs, stemmed_preprocessing_func)
+    for question, expected in (
+        ("医学图像分割", "zh"),
+        ("영상 분할 연구는", "ko"),
+        ("یادگیری ماشین", "fa"),
+        ("الدراسة والتعلم", "ar"),
+        ("segmenting images", "en"),
+    ):
+        assert index.scored_documents(question, k=1)[0][0].id == expected, question
+    assert stemmed_preprocessing_func("图像分割") == ["图像", "像分", "分割"]

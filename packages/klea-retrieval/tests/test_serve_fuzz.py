@@ -51,6 +51,9 @@ OPERATIONS = [
     "POST /api/retrieve",
     "GET /api/search",
     "GET /api/documents/{file_name}",
+    "GET /api/papers/{file_name}/pages/{page}.png",
+    "GET /api/papers/{file_name}/file",
+    "GET /api/papers/{file_name}/citations",
     "GET /api/facets",
     "POST /api/graph",
     "GET /api/health",
@@ -67,6 +70,7 @@ TOOL_KEYS = {
     "retrieve": {"passages", "notes", "references"},
     "search": {"hits", "chips", "error"},
     "get_document": {"title", "passages"},
+    "citations": {"references", "cited_by"},
     "facets": {"papers", "facets"},
 }
 FUZZ_SETTINGS = settings(max_examples=MAX_EXAMPLES, suppress_health_check=list(HealthCheck))
@@ -346,7 +350,7 @@ def test_every_tool_answers_a_result_or_a_clean_error(mcp, stores, name, mode):
     answers()
 
 
-def test_the_tools_are_the_four(mcp):
+def test_the_tools_are_the_five(mcp):
     assert sorted(mcp[2]) == sorted(TOOL_KEYS)
 
 
@@ -359,6 +363,7 @@ def test_the_tools_are_the_four(mcp):
         ("retrieve", {"query": "golgi", "domains": ["nope"]}, "unknown domain 'nope'"),
         ("get_document", {"file_name": "../../etc/passwd"}, "no paper '../../etc/passwd'"),
         ("get_document", {"file_name": "\x00"}, "no paper"),
+        ("citations", {"file_name": "../../etc/passwd"}, "no paper '../../etc/passwd'"),
         ("search", {"query": "golgi", "filters": {"year_from": 2020, "year_to": 1}}, "above"),
         ("retrieve", {"query": "golgi", "k": 10**6}, "less than or equal to 50"),
     ],

@@ -209,7 +209,7 @@ def test_mcp_over_streamable_http(server):
             return [t.name for t in tools.tools], result.structured_content
 
     names, document = asyncio.run(talk())
-    assert sorted(names) == ["facets", "get_document", "retrieve", "search"]
+    assert sorted(names) == ["citations", "facets", "get_document", "retrieve", "search"]
     assert document["title"] == "Dendritic integration"
 
 

@@ -75,9 +75,9 @@ def session(stores_config):
     return {t.name: t for t in tools}, results
 
 
-def test_lists_the_four_tools_with_typed_parameters(session):
+def test_lists_the_five_tools_with_typed_parameters(session):
     tools, _ = session
-    assert sorted(tools) == ["facets", "get_document", "retrieve", "search"]
+    assert sorted(tools) == ["citations", "facets", "get_document", "retrieve", "search"]
     retrieve = tools["retrieve"].input_schema
     assert retrieve["required"] == ["query"]
     assert {"query", "k", "filter", "domains"} <= set(retrieve["properties"])

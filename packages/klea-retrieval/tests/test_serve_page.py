@@ -40,6 +40,18 @@ PURKINJE = [  # one paper, many authors, four passages that match one word
         ]
     )
 ]
+DENDRITES = [  # one paper per language, each naming "dendrite" (ASCII, so unicode61 finds it)
+    Document(
+        id=f"{name}.pdf:0",
+        page_content=text,
+        metadata={"file_name": f"{name}.pdf", "title": title, "year": 2020, "language": code},
+    )
+    for name, title, code, text in [
+        ("dendrite_zh", "树突钙信号", "zh", "树突 (dendrite) 中的钙信号随突触输入而变化。"),
+        ("dendrite_ru", "Дендритные спайки", "ru", "Дендритные (dendrite) спайки нейронов."),
+        ("dendrite_en", "Dendritic integration", "en", "Each dendrite integrates synaptic input."),
+    ]
+]
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -53,7 +65,7 @@ CHROMIUM_ARGS = [
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, fake_embeddings):
     stores = build_stores(tmp_path_factory.mktemp("serve-page"), fake_embeddings)
-    write_fts5_index(stores.fts5, PURKINJE)
+    write_fts5_index(stores.fts5, PURKINJE + DENDRITES)
     options = ServeOptions(
         config=RetrieverConfig.model_validate_json(stores.config.read_text()),
         embedding_model=fake_embeddings,
@@ -172,8 +184,9 @@ def test_a_paper_is_one_card_with_its_best_passages(page):
     assert passages.first.locator(".where").inner_text().startswith("p. ")
     assert "4 matching passages" in card.inner_text()
     # facet groups with no values are hidden: the paper names no journal
+    # (waited for: the page first draws the facets of the whole library, then the query's)
     page.wait_for_selector("#facet-author li")
-    assert page.locator("#facet-journal").is_hidden()
+    page.wait_for_selector("#facet-journal", state="hidden")
     assert page.locator("#facet-author").is_visible()
     # the keyboard reaches the card's title; the paper view names every author
     page.keyboard.press("Tab")  # from the search box: the mode, the button, ...
@@ -188,3 +201,26 @@ def test_a_paper_is_one_card_with_its_best_passages(page):
     assert page.locator("#paper .passages > li").count() == 4
     no_overflow = "document.documentElement.scrollWidth <= window.innerWidth"
     assert page.evaluate(no_overflow)
+
+
+def test_language_filter_by_keyboard(page):
+    page.select_option("#mode", "lexical")
+    _search_with_keyboard(page, "dendrite")
+    page.wait_for_selector("#status:has-text('3 papers (lexical')")
+    page.wait_for_selector("#facet-language li")
+    labels = page.locator("#facet-language label").all_inner_texts()
+    assert sorted(labels) == ["Chinese (zh) (1)", "English (en) (1)", "Russian (ru) (1)"]
+    box = page.get_by_label("Chinese (zh)")
+    box.focus()
+    page.keyboard.press("Space")
+    page.wait_for_function("document.querySelectorAll('#hits .hit').length === 1")
+    assert page.locator("#hits .hit h3 a").inner_text() == "树突钙信号"
+    assert "language=zh" in page.url
+    page.get_by_label("Russian (ru)").check()
+    page.wait_for_function("document.querySelectorAll('#hits .hit').length === 2")
+    assert "language=zh&language=ru" in page.url
+    no_overflow = "document.documentElement.scrollWidth <= window.innerWidth"
+    assert page.evaluate(no_overflow)
+    page.click("#clear-filters")
+    page.wait_for_function("document.querySelectorAll('#hits .hit').length === 3")
+    assert "language=" not in page.url

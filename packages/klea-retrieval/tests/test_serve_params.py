@@ -32,6 +32,7 @@ QUERY_STRING = [
     "journal",
     "tag",
     "collection",
+    "language",
     "any_words",
     "group",
 ]
@@ -52,7 +53,7 @@ def test_the_query_string_names_the_fields_of_search_params_and_applies_the_limi
     assert [name for name, p in parameters.items() if p["required"]] == ["q"]
     q = parameters["q"]["schema"]
     assert (q["minLength"], q["maxLength"]) == (1, 300)
-    for name in ("author", "journal", "tag", "collection"):
+    for name in ("author", "journal", "tag", "collection", "language"):
         listed = parameters[name]["schema"]["anyOf"][0]
         assert listed["type"] == "array"
         assert listed["maxItems"] == 3

@@ -217,7 +217,7 @@ def test_mcp_with_the_token(locked_server):
                 tools = await mcp.list_tools()
                 return sorted(t.name for t in tools.tools)
 
-    assert asyncio.run(talk()) == ["facets", "get_document", "retrieve", "search"]
+    assert asyncio.run(talk()) == ["citations", "facets", "get_document", "retrieve", "search"]
 
 
 def test_cors_only_for_the_named_origin(locked_server):

@@ -86,7 +86,7 @@ def test_facet_counts_count_each_paper_once_most_frequent_first():
         _chunk("a.pdf", 0, **a),
         _chunk("a.pdf", 1, **a),  # a second passage: still one paper
         _chunk("b.pdf", 0, authors=["Bo Li"], year=2020, tags=["to-read"], collections=["Thesis"]),
-        _chunk("c.pdf", 0, authors=["Cy Young"], year=2019, journal="Neuron"),
+        _chunk("c.pdf", 0, authors=["Cy Young"], year=2019, journal="Neuron", language="zh"),
     ]
     catalogue = PaperCatalogue([MemoryPaperSource(docs)])
     papers, facets = catalogue.count_facets(list(FACET_KEYS))
@@ -97,6 +97,7 @@ def test_facet_counts_count_each_paper_once_most_frequent_first():
         "journal": [("Neuron", 1)],
         "tag": [("to-read", 2), ("cells", 1)],  # a keyword that is also a tag: once
         "collection": [("Thesis", 2)],
+        "language": [("zh", 1)],
     }
     narrowed = catalogue.count_facets(["author"], ["c.pdf", "a.pdf", "a.pdf", "nope.pdf"])
     assert narrowed == (2, {"author": [("Ann Smith", 1), ("Bo Li", 1), ("Cy Young", 1)]})
@@ -237,3 +238,17 @@ def test_an_unreadable_search_index_is_named_at_start_up(tmp_path):
     assert "broken.sqlite" in problem
     assert "not an SQLite database" in problem
     assert broken.read_bytes() == b"this is not a database" * 100
+
+
+def test_a_question_without_spaces_reads_as_one_over_a_multiscript_index() -> None:
+    assert question_query("医学图像分割的方法") is None  # one unicode61 word
+    query = question_query("医学图像分割的方法", multiscript=True)
+    assert query is not None
+    assert query.startswith('"医学" OR "学图" OR "图像"')
+    assert question_query("方法", multiscript=True) is None  # one bigram: not a question
+    assert question_query('"医学图像" AND 方法', multiscript=True) is None  # syntax
+    english = "What is the likely range of climate sensitivity?"
+    assert question_query(english, multiscript=True) == question_query(english)
+    assert question_query("effect of temperature", multiscript=True) == question_query(
+        "effect of temperature"
+    )

@@ -18,6 +18,8 @@ from sci_etl_core.search.query import FIELDS, And, Near, Node, Not, Or, Phrase, 
 from sci_etl_core.search.store_base import SearchDocument
 
 __all__ = [
+    "MULTISCRIPT_CHARACTERS",
+    "MULTISCRIPT_WORDS",
     "PREFIXES",
     "TRICKY_CHARACTERS",
     "VOCABULARY",
@@ -25,6 +27,9 @@ __all__ = [
     "field_scopes",
     "field_text",
     "leaves",
+    "multiscript_documents",
+    "multiscript_queries",
+    "multiscript_text",
     "near_groups",
     "query_nodes",
     "query_text",
@@ -151,6 +156,67 @@ def tricky_text(max_size: int = 24) -> st.SearchStrategy[str]:
         st.characters(exclude_categories=("Cs",)),
     )
     return st.lists(char, max_size=max_size).map("".join)
+
+
+MULTISCRIPT_CHARACTERS: tuple[str, ...] = (
+    "研", "究", "方", "法", "の", "は", "カ", "ー", "ｶ", "\uff9e", "が", "\u3099", "𠀀", "豈",
+    "연", "구", "는", "에", "서", "과", "들", "ᄀ", "\u1161", "ㄱ",
+    "ภ", "า", "\u0e48", "\u0e31", "ໄ", "\u0ec8",
+    "ك", "ک", "ي", "ی", "ى", "أ", "ة", "\u0640", "\u064e", "\u0670", "ﻻ", "۱", "٢", "\u200c",
+    "Ａ", "ａ", "１", "。", "，", "、",
+)  # fmt: skip
+"""Characters of the scripts the multiscript tokenizer segments or normalises, with their marks."""
+
+
+def multiscript_text(max_size: int = 24) -> st.SearchStrategy[str]:
+    """Text mixing :data:`MULTISCRIPT_CHARACTERS` with tricky and arbitrary characters.
+
+    Surrogates are excluded: SQLite cannot receive them.
+    """
+    char = st.one_of(
+        st.sampled_from(MULTISCRIPT_CHARACTERS),
+        st.sampled_from(MULTISCRIPT_CHARACTERS),
+        st.sampled_from(TRICKY_CHARACTERS),
+        st.sampled_from("abX1 "),
+        st.characters(exclude_categories=("Cs",)),
+    )
+    return st.lists(char, max_size=max_size).map("".join)
+
+
+MULTISCRIPT_WORDS: tuple[str, ...] = (
+    "研究方法", "方法", "研究", "東京大学の", "研究者たちは", "연구는", "연구", "연구에서",
+    "결과를", "كتاب", "کتاب", "مدرسة", "مدرسه", "ภาษาไทย", "ภาษา", "dwarf", "Müller",
+)  # fmt: skip
+"""Words in the scripts the multiscript tokenizer handles, several spellings of one word."""
+
+
+def multiscript_documents() -> st.SearchStrategy[SearchDocument]:
+    """A :class:`SearchDocument` of :data:`MULTISCRIPT_WORDS`, joined with and without spaces."""
+    glue = st.sampled_from(("", " ", "，", "。", " - "))
+    text = st.lists(st.tuples(st.sampled_from(MULTISCRIPT_WORDS), glue), max_size=6).map(
+        lambda pairs: "".join(word + sep for word, sep in pairs)
+    )
+    return st.builds(SearchDocument, record_id=record_ids(), title=text, body=text)
+
+
+def multiscript_queries() -> st.SearchStrategy[Node]:
+    """Queries of :data:`MULTISCRIPT_WORDS`: terms, prefixes, phrases, AND, OR, NOT."""
+    term = st.one_of(
+        st.builds(Term, st.sampled_from(MULTISCRIPT_WORDS), field_scopes()),
+        st.builds(Term, st.sampled_from(("研", "연구", "كت", "ภา")), st.just(()), st.just(True)),
+        st.builds(
+            Phrase, st.lists(st.sampled_from(MULTISCRIPT_WORDS), min_size=1, max_size=2).map(tuple)
+        ),
+    )
+    return st.recursive(
+        term,
+        lambda inner: st.one_of(
+            st.builds(And, st.lists(inner, min_size=2, max_size=3).map(tuple)),
+            st.builds(Or, st.lists(inner, min_size=2, max_size=3).map(tuple)),
+            st.builds(lambda a, b: And((a, Not(b))), inner, inner),
+        ),
+        max_leaves=4,
+    )
 
 
 def query_text(max_size: int = 30) -> st.SearchStrategy[str]:

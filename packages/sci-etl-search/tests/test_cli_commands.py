@@ -187,6 +187,37 @@ def test_stemming_is_chosen_at_index_time_and_switched_by_rebuild_index(
     assert hit_ids(search_json(db, "strengthen")) == ["sleep"]
 
 
+def test_multiscript_is_chosen_at_index_time_and_switched_by_rebuild_index(
+    tmp_path: Path,
+) -> None:
+    records = [
+        {"id": "zh", "title": "图像分割", "text": "本文提出一种新的图像分割方法。"},
+        {"id": "ko", "title": "수면과 기억", "text": "이 연구는 수면을 다룬다."},
+        {"id": "en", "title": "Sleep", "text": "Sleep strengthens memories."},
+    ]
+    source = write_corpus(tmp_path / "records.jsonl", records)
+    db = tmp_path / "text.db"
+    plain = run_cli("index", source, "--db", db, "--no-progress")
+    assert plain.returncode == 0, plain.stderr
+    # unicode61 keeps the whole Han run, and the Korean word with its particle, as one token
+    assert hit_ids(search_json(db, "分割")) == []
+    assert hit_ids(search_json(db, "연구")) == []
+    switched = run_cli("index", source, "--db", db, "--multiscript", "--no-progress")
+    assert switched.returncode == 0, switched.stderr
+    assert "re-tokenizing every document with multiscript" in switched.stderr
+    assert hit_ids(search_json(db, "分割")) == ["zh"]
+    assert hit_ids(search_json(db, "연구")) == ["ko"]
+    assert hit_ids(search_json(db, "memories")) == ["en"]
+    again = run_cli("index", source, "--db", db, "--no-progress")  # follows the file
+    assert again.returncode == 0, again.stderr
+    assert "re-tokenizing" not in again.stderr
+    assert hit_ids(search_json(db, "分割")) == ["zh"]
+    result = run_cli("maintain", "rebuild-index", "--db", db, "--no-multiscript")
+    assert result.returncode == 0, result.stderr
+    assert "without multiscript" in result.stdout
+    assert hit_ids(search_json(db, "分割")) == []
+
+
 # -- search -----------------------------------------------------------------------------
 
 

@@ -103,13 +103,22 @@ def _doc_items(document: Any) -> list[tuple[str, str, int | None, str | None]]:
 def _page_one_boxes(document: Any) -> list[tuple[str, float, float, float]]:
     """(text, top, bottom, left) of the page-one text items, top-left origin."""
     boxes: list[tuple[str, float, float, float]] = []
-    for _, text, prov in _text_items(document):
-        box = getattr(prov, "bbox", None)
-        if getattr(prov, "page_no", None) != 1 or box is None:
+    for item, text, first in _text_items(document):
+        if getattr(first, "page_no", None) != 1:
             continue
-        flip = str(getattr(box, "coord_origin", "")).upper().endswith("BOTTOMLEFT")
-        top, bottom = (-box.t, -box.b) if flip else (box.t, box.b)
-        boxes.append((text, top, bottom, box.l))
+        # the model-free path gives one provenance per line: the item's box is their union
+        spans = []
+        for prov in getattr(item, "prov", None) or []:
+            box = getattr(prov, "bbox", None)
+            if getattr(prov, "page_no", None) != 1 or box is None:
+                continue
+            flip = str(getattr(box, "coord_origin", "")).upper().endswith("BOTTOMLEFT")
+            top, bottom = (-box.t, -box.b) if flip else (box.t, box.b)
+            spans.append((top, bottom, box.l))
+        if spans:
+            top = min(s[0] for s in spans)
+            bottom = max(s[1] for s in spans)
+            boxes.append((text, top, bottom, min(s[2] for s in spans)))
     return boxes
 
 

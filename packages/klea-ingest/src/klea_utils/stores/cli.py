@@ -33,6 +33,7 @@ from klea_utils.stores._ingest.cli_options import (
     Force,
     ForceMaxTokens,
     Fts5,
+    Fts5Multiscript,
     Fts5Stemming,
     MapPath,
     MaxTokens,
@@ -243,6 +244,7 @@ def store(
     bm25_store: Bm25 = None,
     fts5_store: Fts5 = None,
     fts5_stemming: Fts5Stemming = None,
+    fts5_multiscript: Fts5Multiscript = None,
     embed_batch_size: EmbedBatch = 256,
     force: Force = False,
     strict: Strict = False,
@@ -254,7 +256,7 @@ def store(
     debug: Debug = False,
 ) -> None:
     """Embed the cached chunks of SOURCE into a vector store (incremental)."""
-    check_fts5_options(fts5_store, fts5_stemming)
+    check_fts5_options(fts5_store, fts5_stemming, fts5_multiscript)
     logger = configure_logging(verbose, quiet, debug)
 
     def step() -> None:
@@ -274,6 +276,7 @@ def store(
             bm25_path=str(bm25_store) if bm25_store else None,
             fts5_path=str(fts5_store) if fts5_store else None,
             fts5_stemming=fts5_stemming,
+            fts5_multiscript=fts5_multiscript,
         )
         hint = query_hint(store_uri, collection, bm25_store, fts5_store, write_stores_config)
         finish_store(summary, source, old_model or model, logger, strict, hint)
@@ -327,6 +330,7 @@ def build(
     bm25_store: Bm25 = None,
     fts5_store: Fts5 = None,
     fts5_stemming: Fts5Stemming = None,
+    fts5_multiscript: Fts5Multiscript = None,
     max_tokens: MaxTokens = None,
     force_max_tokens: ForceMaxTokens = False,
     overlap_sentences: OverlapSentences = None,
@@ -350,7 +354,7 @@ def build(
     debug: Debug = False,
 ) -> None:
     """Chunk and store SOURCE in one go (no review step unless --metadata-map is given)."""
-    check_fts5_options(fts5_store, fts5_stemming)
+    check_fts5_options(fts5_store, fts5_stemming, fts5_multiscript)
     if ray_embed and ray is None:
         raise typer.BadParameter(
             "it embeds on a Ray cluster; give --ray ADDRESS too", param_hint="'--ray-embed'"
@@ -389,9 +393,13 @@ def build(
             worker_batch_size=worker_batch_size,
             fts5_path=str(fts5_store) if fts5_store else None,
             fts5_stemming=fts5_stemming,
+            fts5_multiscript=fts5_multiscript,
             references=references,
         )
-        hint = query_hint(store_uri, collection, bm25_store, fts5_store, write_stores_config)
+        from klea_utils.stores._ingest.citations.build_links import citations_path
+
+        links = citations_path(source.resolve(), collection)
+        hint = query_hint(store_uri, collection, bm25_store, fts5_store, write_stores_config, links)
         finish_store(summary, source, old_model or model, logger, strict, hint)
 
     run_step(step)

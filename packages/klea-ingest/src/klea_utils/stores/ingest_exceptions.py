@@ -18,6 +18,8 @@ The hierarchy extends the root of ``klea-retrieval``
         │                            folder) cannot be read; carries ``path`` (ValueError)
         ├── SourceLayoutError        the source folder cannot be ingested as laid out, such
         │                            as two files with the same name (ValueError)
+        ├── CitationLinksError       a citation-links file cannot be read: names the file
+        │                            and the field (ValueError)
         └── ClusterError             the Ray cluster cannot be joined or cannot start the
             │                        workers (RuntimeError)
             └── RayUnavailableError  Ray is not installed: klea-ingest[ray] (ImportError)
@@ -32,6 +34,7 @@ from klea_utils.stores.exceptions import KleaStoresError
 __all__ = [
     "ChunkBudgetError",
     "ChunkCacheError",
+    "CitationLinksError",
     "ClusterError",
     "CollectionBusyError",
     "ConversionError",
@@ -92,6 +95,16 @@ class ReferenceLibraryError(IngestError, ValueError):
         self.path = Path(path)
         self.reason = reason
         super().__init__(f"{self.path}: {reason}")
+
+
+class CitationLinksError(IngestError, ValueError):
+    """A citation-links file is malformed; carries the file's name and the field at fault."""
+
+    def __init__(self, name: str, field: str, reason: str) -> None:
+        self.name = name
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{name}: {field}: {reason}")
 
 
 class SourceLayoutError(IngestError, ValueError):

@@ -277,6 +277,7 @@ class StoresBuilder:
         *,
         fts5_path: str | None = None,
         fts5_stemming: bool | None = None,
+        fts5_multiscript: bool | None = None,
     ) -> StoreSummary:
         """Write chunked documents to a vector store; return what was done.
 
@@ -286,11 +287,19 @@ class StoresBuilder:
         is :attr:`writer`'s) and :class:`~klea_utils.stores.store_writer.StoreTargets` for
         each argument. ``fts5_path``, an addition to the original signature, also writes an
         FTS5 index of the chunks (``sci_etl_core.search``), servable as a ``fts5:`` BM25
-        store; ``fts5_stemming`` chooses Porter stemming for it. The original returned
+        store; ``fts5_stemming`` chooses Porter stemming for it and ``fts5_multiscript``
+        its segmentation of non-Latin scripts (a new index is multiscript). The original returned
         ``None``; the summary is an addition.
         """
         targets = StoreTargets(
-            store_uri, collection_name, source_dir, force, bm25_path, fts5_path, fts5_stemming
+            store_uri,
+            collection_name,
+            source_dir,
+            force,
+            bm25_path,
+            fts5_path,
+            fts5_stemming,
+            fts5_multiscript,
         )
         return self.writer.write(results, targets)
 
@@ -307,6 +316,7 @@ class StoresBuilder:
         *,
         fts5_path: str | None = None,
         fts5_stemming: bool | None = None,
+        fts5_multiscript: bool | None = None,
         references: ReferenceLibrary | None = None,
     ) -> StoreSummary:
         """Full pipeline: chunk documents, then write them to the stores.
@@ -321,14 +331,25 @@ class StoresBuilder:
         collection name are checked first, so a bad one fails before any conversion, and
         the collection's lock is held from chunking to storing (a second run raises
         :class:`~klea_utils.stores.ingest_exceptions.CollectionBusyError`).
-        ``fts5_path`` and ``fts5_stemming`` as for :meth:`store_all`, ``references`` as
+        ``fts5_path``, ``fts5_stemming`` and ``fts5_multiscript`` as for :meth:`store_all`,
+        ``references`` as
         for :meth:`chunk_all` (it fills the template; a given map still wins). Returns the store
-        summary, whose ``missing_files`` lists the files without cached chunks.
+        summary, whose ``missing_files`` lists the files without cached chunks. Each stored
+        file's reference list is then parsed from the cache and the collection's citation
+        links written to ``<source>/.klea-cache/<collection>.citations.json`` (see
+        docs/guides/citations.md).
         """
         check_store_target(store_uri, collection_name)
         source = Path(source_dir).resolve()
         targets = StoreTargets(
-            store_uri, collection_name, source, force, bm25_path, fts5_path, fts5_stemming
+            store_uri,
+            collection_name,
+            source,
+            force,
+            bm25_path,
+            fts5_path,
+            fts5_stemming,
+            fts5_multiscript,
         )
         if metadata_map_path:
             self.metadata_map_path = Path(metadata_map_path).resolve()
@@ -344,7 +365,31 @@ class StoresBuilder:
                 write_heading_template(file_headings, source, self.logger)
             del file_headings
             results = self._load_and_fold_results(source, metadata_map_path)
-            return self.writer.write(results, targets)
+            summary = self.writer.write(results, targets)
+            self._write_citation_links(source, collection_name, metadata_map_path)
+            return summary
+
+    def _write_citation_links(
+        self, source: Path, collection_name: str, metadata_map_path: str | None
+    ) -> None:
+        """Parse every stored file's references from the cache; write the links file.
+
+        See docs/guides/citations.md. It reads the cached chunks again (no conversion), so
+        a paper added later links the stored papers that cite it.
+        """
+        from klea_utils.stores._ingest.citations.build_links import write_collection_links
+
+        results = self._load_and_fold_results(source, metadata_map_path)
+        try:
+            library = write_collection_links(results, source, collection_name)
+        except (ValueError, OSError) as exc:  # the stores are written: report, go on
+            self.logger.warning("citations of collection %r not written: %s", collection_name, exc)
+            return
+        self.logger.info(
+            "citations: %d paper(s), %d link(s) inside the library",
+            len(library),
+            len(library.links()),
+        )
 
     def _load_and_fold_results(
         self, source_dir: Path, metadata_map_path: str | Path | None = None

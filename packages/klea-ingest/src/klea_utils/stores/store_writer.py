@@ -65,6 +65,10 @@ class StoreTargets:
             ``porter`` tokenizer, so "inhibits" finds "inhibition"). ``None`` follows the
             existing index (a new one stems); an explicit value an existing index
             was built without is applied after writing by re-tokenizing it.
+        fts5_multiscript: Whether the FTS5 index finds words in Chinese, Japanese, Korean,
+            Thai and Arabic-script chunks (multiscript shadow text, issue 37). ``None``
+            follows the existing index (a new one is multiscript); an explicit value an
+            existing index was built without is applied after writing by re-tokenizing it.
     """
 
     store_uri: str
@@ -74,6 +78,7 @@ class StoreTargets:
     bm25_path: str | None = None
     fts5_path: str | None = None
     fts5_stemming: bool | None = None
+    fts5_multiscript: bool | None = None
 
 
 @dataclass(kw_only=True)
@@ -181,7 +186,13 @@ class StoreWriter:
         manifest_path(source_dir, collection)  # validates the collection name first
         self.source_files(source_dir)  # refuses two files of the same name up front
         fts5 = (
-            Fts5IndexWriter(fts5_path, collection, force=force, stemming=targets.fts5_stemming)
+            Fts5IndexWriter(
+                fts5_path,
+                collection,
+                force=force,
+                stemming=targets.fts5_stemming,
+                multiscript=targets.fts5_multiscript,
+            )
             if fts5_path
             else None
         )
@@ -224,7 +235,7 @@ class StoreWriter:
         finally:
             close_store(store)
         if fts5 is not None:
-            fts5.finish()  # an explicit fts5_stemming the index was built without: re-tokenize
+            fts5.finish()  # an explicit tokenizer choice the index was built without: re-tokenize
         if isinstance(results, FoldedResults):
             run.summary.missing_files = list(results.missing)
         self.logger.info("Store %s collection %r: %s", uri, collection, run.summary.describe())

@@ -183,6 +183,10 @@ class PerDomainConfig(BaseModel):
     """BM25 keyword stores searched for this domain."""
     filter_fields: list[FilterFieldInfo] = []
     """Retrieval filter fields the query generator may use for this domain."""
+    citations: str | None = None
+    """The domain's citation-links file (``<source>/.klea-cache/<collection>.citations.json``,
+    written by ``klea-stores-create build``); relative to the configuration file's folder.
+    Optional: without it, or while the file does not exist, a paper has no citations."""
 
     @model_validator(mode="after")
     def _unique_store_names(self) -> PerDomainConfig:

@@ -11,6 +11,8 @@ The hierarchy::
     ├── EmbeddingModelError          an embedding model spec is unknown or cannot load
     │                                (ValueError)
     ├── StoreBackendError            a vector or BM25 store failed to open, read or write
+    ├── CitationsFileError           a citation-links file is malformed (ValueError); the
+    │                                message names the file (not its folder) and the field
     ├── ServeAccessError             klea-serve's access settings are unsafe or contradict
     │                                each other: off loopback without a token, an empty
     │                                token file (ValueError)
@@ -28,6 +30,7 @@ original library (which raised plain ``ValueError``/``ImportError``) keeps worki
 from __future__ import annotations
 
 __all__ = [
+    "CitationsFileError",
     "EmbeddingModelError",
     "KleaStoresError",
     "MetadataFilterError",
@@ -45,6 +48,16 @@ class KleaStoresError(Exception):
 
 class StoreConfigError(KleaStoresError, ValueError):
     """A stores configuration file or value is missing or invalid."""
+
+
+class CitationsFileError(KleaStoresError, ValueError):
+    """A citation-links file is malformed; carries the file's name and the field at fault."""
+
+    def __init__(self, name: str, field: str, reason: str) -> None:
+        self.name = name
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{name}: {field}: {reason}")
 
 
 class MetadataFilterError(KleaStoresError, ValueError):

@@ -123,6 +123,20 @@ def retrieve(
         str | None,
         typer.Option("--filter", metavar="JSON", help='Metadata filter, e.g. {"year": 2021}.'),
     ] = None,
+    references_of: Annotated[
+        str | None,
+        typer.Option(
+            "--references-of",
+            metavar="FILE",
+            help="Search only the papers FILE cites (those the library holds).",
+        ),
+    ] = None,
+    citing: Annotated[
+        str | None,
+        typer.Option(
+            "--citing", metavar="FILE", help="Search only the library's papers that cite FILE."
+        ),
+    ] = None,
     top_k: Annotated[int, typer.Option("-k", "--top-k", min=1, help="Results per store.")] = 5,
     rerank: Rerank = None,
     embedding_model: Annotated[
@@ -157,6 +171,8 @@ def retrieve(
         bm25_store=bm25_store or [],
         domain=domain or None,
         filter=_filter(filter_text),
+        references_of=references_of,
+        citing=citing,
         k=old_k or top_k,
         rerank=rerank,
         embedding_model=old_model or embedding_model,
@@ -184,13 +200,17 @@ def retrieve(
 
 
 def _shown(metadata: dict[str, Any]) -> dict[str, Any]:
-    """Metadata as shown: person-name fields without their expanded filter variants."""
+    """Metadata as shown: person-name fields without their expanded filter variants, and
+    ``regions`` as a list whichever way the store kept it."""
+    from klea_utils.stores._retrieval.regions import REGIONS_KEY, regions_of
     from klea_utils.stores.metadata import PERSON_NAME_FILTER_FIELDS
     from klea_utils.stores.utils import display_person_names
 
     return {
         key: display_person_names(value)
         if key in PERSON_NAME_FILTER_FIELDS and isinstance(value, list)
+        else regions_of(metadata)
+        if key == REGIONS_KEY
         else value
         for key, value in metadata.items()
     }
@@ -247,6 +267,7 @@ def run(args: Any, logger: logging.Logger) -> str:
     Every store is opened before the query runs, so a wrong path or model fails here;
     a leg that fails at query time is reported on the logger and left out.
     """
+    from klea_utils.stores._retrieval.citation_scope import scoped_filter
     from klea_utils.stores.store_args import retriever_config_from_args
 
     config = retriever_config_from_args(
@@ -259,6 +280,12 @@ def run(args: Any, logger: logging.Logger) -> str:
     )
 
     domains = args.domain or list(config.domains)
+    scope = _citation_scope(config, args)
+    if scope is not None:
+        if not scope:
+            logger.warning("no results: the library holds no paper in that citation scope")
+            return _as_json({}) if args.json else ""
+        args.filter = scoped_filter(args.filter, scope)
     pipeline = KleaPipeline(
         config,
         embedding_model=args.embedding_model,
@@ -284,6 +311,22 @@ def run(args: Any, logger: logging.Logger) -> str:
             logger.warning("domain %r: %s", result.domain, note)
     material = truncate_reference_material(material, args.max_chars)
     return _as_json(material) if args.json else serialize_reference_material(material)
+
+
+def _citation_scope(config: Any, args: Any) -> list[str] | None:
+    """The papers ``--references-of`` / ``--citing`` allow, or ``None`` without either."""
+    from klea_utils.stores._retrieval.citation_scope import citation_scope
+    from klea_utils.stores.exceptions import StoreConfigError
+
+    references_of: str | None = getattr(args, "references_of", None)
+    citing: str | None = getattr(args, "citing", None)
+    if references_of and citing:
+        raise StoreConfigError("give --references-of or --citing, not both")
+    if references_of:
+        return citation_scope(config, references_of, "references-of")
+    if citing:
+        return citation_scope(config, citing, "citing")
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

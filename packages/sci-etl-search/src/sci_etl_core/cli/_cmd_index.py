@@ -22,6 +22,7 @@ from sci_etl_core.cli._stores import (
 if TYPE_CHECKING:
     from sci_etl_core.embeddings.ingest_async import AsyncChunkIngestor
     from sci_etl_core.search.store_base import SearchDocument
+    from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store
 
 __all__ = ["BATCH_SIZE", "index_command", "vector_text"]
 
@@ -90,10 +91,13 @@ async def _index(
     overlap_words: int | None,
     no_progress: bool,
     stemming: bool | None,
+    multiscript: bool | None = None,
 ) -> dict[str, int]:
     counts = {"records": len(records), "indexed": 0, "cleared": 0, "chunks": 0}
     async with AsyncExitStack() as stack:
-        text_store = await stack.enter_async_context(open_text_store(db, facet_keys, stemming))
+        text_store = await stack.enter_async_context(
+            open_text_store(db, facet_keys, stemming, multiscript)
+        )
         ingestor = None
         if vectors is not None:
             ingestor = await _ingestor(stack, records, vectors, model, chunk_words, overlap_words)
@@ -115,10 +119,26 @@ async def _index(
         if retag:
             err.print(f"re-tagging every document for: {', '.join(facet_keys) or '(no keys)'}")
             await text_store.rebuild_tags()
-        if stemming is not None and text_store.stemming != stemming:
-            err.print(f"re-tokenizing every document {'with' if stemming else 'without'} stemming")
+        changes = _tokenizer_changes(text_store, stemming, multiscript)
+        if changes:
+            err.print(f"re-tokenizing every document {changes}")
             await text_store.rebuild_index()
     return counts
+
+
+def _tokenizer_changes(
+    store: AsyncSqliteFts5Store, stemming: bool | None, multiscript: bool | None
+) -> str:
+    """Say which explicit choices the open index was not built with ('' when none)."""
+    wanted = (
+        ("stemming", stemming, store.stemming),
+        ("multiscript", multiscript, store.multiscript),
+    )
+    return " and ".join(
+        f"{'with' if want else 'without'} {name}"
+        for name, want, built in wanted
+        if want is not None and want != built
+    )
 
 
 def _note_skipped(folder: Path) -> None:
@@ -211,6 +231,18 @@ def index_command(
             ),
         ),
     ] = None,
+    multiscript: Annotated[
+        bool | None,
+        typer.Option(
+            "--multiscript/--no-multiscript",
+            help=(
+                "Find words in Chinese, Japanese, Korean, Thai, Lao and Arabic-script text "
+                "(Han/Kana bigrams, Korean particles cut, Arabic letters normalised); English "
+                "words index as with unicode61. Default: as the index was built; a new index "
+                "is not multiscript. Changing it re-tokenizes every stored document."
+            ),
+        ),
+    ] = None,
     no_progress: Annotated[
         bool, typer.Option("--no-progress", help="Do not draw the progress bar.")
     ] = False,
@@ -250,6 +282,7 @@ def index_command(
             overlap_words,
             no_progress,
             stemming,
+            multiscript,
         )
     )
     if json_output:

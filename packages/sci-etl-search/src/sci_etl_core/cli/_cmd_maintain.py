@@ -31,11 +31,12 @@ def _maintain(
     action: Callable[[AsyncSqliteFts5Store], Awaitable[None]],
     done: str,
     stemming: bool | None = None,
+    multiscript: bool | None = None,
 ) -> None:
     """Run ``action`` on the text index at ``db`` tagging ``keys``, then print ``done``."""
 
     async def work() -> None:
-        async with open_text_store(db, keys, stemming) as store:
+        async with open_text_store(db, keys, stemming, multiscript) as store:
             await action(store)
 
     run_async(work)
@@ -58,17 +59,27 @@ def rebuild_index_command(
             help="Rebuild with or without Porter stemming. Default: as the index was built.",
         ),
     ] = None,
+    multiscript: Annotated[
+        bool | None,
+        typer.Option(
+            "--multiscript/--no-multiscript",
+            help="Rebuild with or without multiscript segmentation (Chinese, Japanese, "
+            "Korean, Thai, Arabic script). Default: as the index was built.",
+        ),
+    ] = None,
 ) -> None:
     """Re-tokenize every stored document into a fresh FTS5 index.
 
     Repairs an index that check reports inconsistent, from the text already stored,
-    and switches stemming on or off.
+    and switches stemming or multiscript segmentation on or off.
     """
     tagged = existing_index(db)
     done = f"rebuilt the full-text index of {db}"
-    if stemming is not None:
-        done += f" {'with' if stemming else 'without'} stemming"
-    _maintain(db, tagged, lambda store: store.rebuild_index(), done, stemming)
+    choices = (("stemming", stemming), ("multiscript", multiscript))
+    done += "".join(
+        f" {'with' if value else 'without'} {name}" for name, value in choices if value is not None
+    )
+    _maintain(db, tagged, lambda store: store.rebuild_index(), done, stemming, multiscript)
 
 
 @maintain_app.command("rebuild-tags")

@@ -46,15 +46,21 @@ def recorded_facet_keys(path: Path) -> tuple[str, ...] | None:
 
 @asynccontextmanager
 async def open_text_store(
-    path: Path, facet_keys: Iterable[str] = (), stemming: bool | None = None
+    path: Path,
+    facet_keys: Iterable[str] = (),
+    stemming: bool | None = None,
+    multiscript: bool | None = None,
 ) -> AsyncIterator[AsyncSqliteFts5Store]:
     """Yield the FTS5 text index at ``path`` tagging ``facet_keys``, and close it after.
 
-    ``stemming`` ``None`` follows the file's tokenizer (a new file does not stem).
+    ``stemming`` and ``multiscript`` ``None`` follow the file's tokenizer (a new file
+    neither stems nor segments other scripts).
     """
     from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store
 
-    store = AsyncSqliteFts5Store(path, facet_keys=tuple(facet_keys), stemming=stemming)
+    store = AsyncSqliteFts5Store(
+        path, facet_keys=tuple(facet_keys), stemming=stemming, multiscript=multiscript
+    )
     try:
         yield store
     finally:

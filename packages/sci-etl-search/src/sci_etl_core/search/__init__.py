@@ -84,6 +84,12 @@ if TYPE_CHECKING:
     from sci_etl_core.search.index_async import (
         AsyncSearchIndexer as AsyncSearchIndexer,
     )
+    from sci_etl_core.search.multiscript import (
+        MULTISCRIPT_RULES_VERSION as MULTISCRIPT_RULES_VERSION,
+        MultiscriptTokenizer as MultiscriptTokenizer,
+        shadow_query as shadow_query,
+        shadow_text as shadow_text,
+    )
     from sci_etl_core.search.parser import (
         MAX_GROUP_DEPTH as MAX_GROUP_DEPTH,
         parse_query as parse_query,
@@ -186,6 +192,12 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "PorterTokenizer",
         "porter_stem",
         "FTS5_PORTER_TOKENIZE",
+    ),
+    "multiscript": (
+        "MultiscriptTokenizer",
+        "shadow_text",
+        "shadow_query",
+        "MULTISCRIPT_RULES_VERSION",
     ),
     "evaluate": (
         "TokenizedDocument",

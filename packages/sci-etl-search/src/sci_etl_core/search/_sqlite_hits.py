@@ -68,15 +68,21 @@ def read_hits(
     match: str,
     ranked: list[tuple[int, float]],
     tokenizer: Tokenizer,
+    *,
+    shadow: bool = False,
 ) -> list[TextHit]:
     """Return the hits of the ``ranked`` ``(doc_id, score)`` pairs, best first.
 
     One statement reads every hit's per-field snippets and record; where FTS5's
     ``snippet()`` fails on the query, the snippets are cut in Python with
-    ``tokenizer``, the twin of the index's tokenizer, from the stored text.
+    ``tokenizer``, the twin of the index's tokenizer, from the stored text. An index
+    of ``shadow`` text always has them cut in Python: FTS5 would highlight the shadow
+    text, not the original.
     """
     if not ranked:
         return []
+    if shadow:
+        return _hits_cut_in_python(connection, path, node, ranked, tokenizer)
     doc_ids = [doc_id for doc_id, _ in ranked]
     statement, params = sql.hits_sql(match, doc_ids, MARKS, SNIPPET_TOKENS)
     try:

@@ -10,7 +10,14 @@ from __future__ import annotations
 import sqlite3
 
 from sci_etl_core.search._sqlite_hits import decode_metadata
-from sci_etl_core.search._sqlite_schema import REBUILD_INDEX, fts_tokenize, retokenize
+from sci_etl_core.search._sqlite_schema import (
+    MULTISCRIPT_KEY,
+    REBUILD_INDEX,
+    fts_tokenize,
+    is_multiscript,
+    multiscript_key,
+    retokenize,
+)
 from sci_etl_core.search._sqlite_state import IndexState
 from sci_etl_core.search.filters import tag_rows
 
@@ -28,6 +35,8 @@ def rebuild_index(connection: sqlite3.Connection, state: IndexState) -> None:
     connection.execute("BEGIN IMMEDIATE")
     found = fts_tokenize(connection)
     wanted = state.wanted_tokenize
+    if wanted is None and is_multiscript(found) and not found.startswith(f"{MULTISCRIPT_KEY} "):
+        wanted = multiscript_key(found.split(" ", 1)[1])  # segmented by older rules
     if wanted is not None and wanted != found:
         retokenize(connection, wanted)
         found = wanted

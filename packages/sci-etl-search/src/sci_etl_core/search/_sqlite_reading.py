@@ -58,14 +58,23 @@ def search_operation(
     filters: tuple[SearchFilter, ...],
 ) -> Operation[list[TextHit]]:
     """Return the operation ranking the documents matching ``node`` and ``filters``."""
-    match = to_match_expression(node)
+    to_match_expression(node)  # refuse an unrankable query before it is queued
 
     def read(connection: sqlite3.Connection) -> list[TextHit]:
         state.require_tokenizer(node)
         state.require_built(item.key for item in filters)
+        match = to_match_expression(state.fts_query(node))
         with _snapshot(connection):  # the ranking and the hits' records, beside any writer
             ranked = _rank(connection, state, match, limit, exclude_record_id, filters)
-            return read_hits(connection, state.path, node, match, ranked, state.tokenizer)
+            return read_hits(
+                connection,
+                state.path,
+                node,
+                match,
+                ranked,
+                state.tokenizer,
+                shadow=state.multiscript,
+            )
 
     return read
 
@@ -95,11 +104,11 @@ def filter_operation(
     state: IndexState, node: Node | None, filters: tuple[SearchFilter, ...]
 ) -> Operation[frozenset[str]]:
     """Return the operation listing every record satisfying ``node`` and ``filters``."""
-    statement, params = sql.filter_ids_sql(node, filters)
 
     def read(connection: sqlite3.Connection) -> frozenset[str]:
         state.require_tokenizer(node)
         state.require_built(item.key for item in filters)
+        statement, params = sql.filter_ids_sql(_fts_query(state, node), filters)
         return frozenset(row[0] for row in connection.execute(statement, params))
 
     return read
@@ -132,14 +141,15 @@ def facet_operation(
     filters: tuple[SearchFilter, ...],
 ) -> Operation[dict[str, tuple[tuple[str, int], ...]]]:
     """Return the operation counting matches per value of each key, in one transaction."""
-    statements = {
-        key: sql.facet_sql(key, node, [item for item in filters if item.key != key])
-        for key in dict.fromkeys(keys)
-    }
 
     def read(connection: sqlite3.Connection) -> dict[str, tuple[tuple[str, int], ...]]:
         state.require_tokenizer(node)
         state.require_built([*keys, *(item.key for item in filters)])
+        query = _fts_query(state, node)
+        statements = {
+            key: sql.facet_sql(key, query, [item for item in filters if item.key != key])
+            for key in dict.fromkeys(keys)
+        }
         result: dict[str, tuple[tuple[str, int], ...]] = {}
         with _snapshot(connection):
             for key, (statement, params) in statements.items():
@@ -157,13 +167,15 @@ def range_operation(
     filters: tuple[SearchFilter, ...],
 ) -> Operation[tuple[int, ...]]:
     """Return the operation counting matches inside each of ``ranges``, in one transaction."""
-    statements = [
-        sql.count_sql(node, [*(f for f in filters if f.key != item.key), item]) for item in ranges
-    ]
 
     def read(connection: sqlite3.Connection) -> tuple[int, ...]:
         state.require_tokenizer(node)
         state.require_built([*(r.key for r in ranges), *(f.key for f in filters)])
+        query = _fts_query(state, node)
+        statements = [
+            sql.count_sql(query, [*(f for f in filters if f.key != item.key), item])
+            for item in ranges
+        ]
         with _snapshot(connection):
             return tuple(
                 int(connection.execute(statement, params).fetchone()[0])
@@ -171,6 +183,10 @@ def range_operation(
             )
 
     return read
+
+
+def _fts_query(state: IndexState, node: Node | None) -> Node | None:
+    return None if node is None else state.fts_query(node)
 
 
 def count_operation(connection: sqlite3.Connection) -> int:

@@ -11,15 +11,21 @@ from __future__ import annotations
 import re
 import sqlite3
 
+from sci_etl_core.search.multiscript import MULTISCRIPT_RULES_VERSION
+
 __all__ = [
     "MIGRATIONS",
+    "MULTISCRIPT_KEY",
     "OWN_TABLES",
     "REBUILD_INDEX",
     "SCHEMA_VERSION",
+    "SHADOW_FUNCTION",
     "UNICODE61_TOKENIZE",
     "fts_table_sql",
     "fts_tokenize",
+    "is_multiscript",
     "migrate",
+    "multiscript_key",
     "retokenize",
     "settle_tokenizer",
 ]
@@ -31,18 +37,93 @@ UNICODE61_TOKENIZE = "unicode61 remove_diacritics 2"
 """The FTS5 ``tokenize`` argument of an index built without stemming."""
 
 
-def fts_table_sql(tokenize: str) -> str:
-    """Return the statement creating the FTS5 index over ``documents`` with ``tokenize``.
+MULTISCRIPT_KEY = f"multiscript{MULTISCRIPT_RULES_VERSION}"
+"""The word that starts the key of an index of shadow text (see :func:`multiscript_key`).
 
-    ``tokenize`` is one of this module's fixed tokenizer names, never user text.
+The index's content is then the view of that name, which reads every field of
+``documents`` through :data:`SHADOW_FUNCTION`; the number is the rules version, so a file
+built with other rules is told apart."""
+
+SHADOW_FUNCTION = "sci_etl_shadow_text"
+"""The SQL function (:func:`~sci_etl_core.search.multiscript.shadow_text`) every connection
+registers; a multiscript index's triggers and content view call it."""
+
+_FIELDS = ("title", "abstract", "body")
+
+
+def multiscript_key(tokenize: str) -> str:
+    """Return the key of an index of shadow text tokenized by ``tokenize``."""
+    return f"{MULTISCRIPT_KEY} {tokenize}"
+
+
+def is_multiscript(key: str) -> bool:
+    """Whether the index key names an index of multiscript shadow text (of any rules version)."""
+    return key.startswith("multiscript")
+
+
+def _split_key(key: str) -> tuple[str, str]:
+    """Return the content table and the FTS5 ``tokenize`` argument of an index key."""
+    if is_multiscript(key):
+        content, _, tokenize = key.partition(" ")
+        return content, tokenize
+    return "documents", key
+
+
+def fts_table_sql(key: str) -> str:
+    """Return the statement creating the FTS5 index over ``documents`` for the index ``key``.
+
+    ``key`` is an FTS5 ``tokenize`` argument, or one of them after :data:`MULTISCRIPT_KEY`
+    for an index of shadow text; it is one of this module's fixed names, never user text.
     """
+    content, tokenize = _split_key(key)
     return f"""
     CREATE VIRTUAL TABLE "documents_fts" USING fts5(
         "title", "abstract", "body",
-        content='documents', content_rowid='doc_id',
+        content='{content}', content_rowid='doc_id',
         tokenize='{tokenize}'
     )
     """
+
+
+def _index_statements(key: str) -> tuple[str, ...]:
+    """The content view (for shadow text) and the triggers that keep the index of ``key``."""
+    content, _ = _split_key(key)
+
+    def values(row: str) -> str:
+        if content == "documents":
+            return ", ".join(f'{row}."{name}"' for name in _FIELDS)
+        return ", ".join(f'{SHADOW_FUNCTION}({row}."{name}")' for name in _FIELDS)
+
+    columns = '"title", "abstract", "body"'
+    view = (
+        f'CREATE VIEW "{content}" AS SELECT "doc_id", '
+        + ", ".join(f'{SHADOW_FUNCTION}("{name}") AS "{name}"' for name in _FIELDS)
+        + ' FROM "documents"'
+    )
+    statements = (
+        f"""
+        CREATE TRIGGER "documents_ai" AFTER INSERT ON "documents" BEGIN
+            INSERT INTO "documents_fts"("rowid", {columns})
+            VALUES (new."doc_id", {values("new")});
+        END
+        """,
+        f"""
+        CREATE TRIGGER "documents_ad" AFTER DELETE ON "documents" BEGIN
+            INSERT INTO "documents_fts"("documents_fts", "rowid", {columns})
+            VALUES ('delete', old."doc_id", {values("old")});
+            DELETE FROM "tags" WHERE "doc_id" = old."doc_id";
+        END
+        """,
+        f"""
+        CREATE TRIGGER "documents_au" AFTER UPDATE OF {columns} ON "documents" BEGIN
+            INSERT INTO "documents_fts"("documents_fts", "rowid", {columns})
+            VALUES ('delete', old."doc_id", {values("old")});
+            INSERT INTO "documents_fts"("rowid", {columns})
+            VALUES (new."doc_id", {values("new")});
+        END
+        """,
+    )
+    return statements if content == "documents" else (view, *statements)
 
 
 _V1 = (
@@ -164,7 +245,7 @@ def _refuse_foreign(connection: sqlite3.Connection) -> None:
 
 
 def fts_tokenize(connection: sqlite3.Connection) -> str:
-    """Return the ``tokenize`` argument the file's FTS5 index was created with."""
+    """Return the key of the file's FTS5 index: its ``tokenize`` argument, after its shadow view."""
     row = connection.execute(
         "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'documents_fts'"
     ).fetchone()
@@ -173,16 +254,27 @@ def fts_tokenize(connection: sqlite3.Connection) -> str:
     match = re.search(r"tokenize\s*=\s*'([^']*)'", row[0])
     if match is None:
         raise SchemaError("its FTS5 index declares no tokenizer")
+    content = re.search(r"content\s*=\s*'([^']*)'", row[0])
+    if content is not None and is_multiscript(content.group(1)):
+        return f"{content.group(1)} {match.group(1)}"
     return match.group(1)
 
 
 def retokenize(connection: sqlite3.Connection, tokenize: str) -> None:
-    """Re-create the FTS5 index with ``tokenize`` and fill it from the stored text.
+    """Re-create the FTS5 index as the key ``tokenize`` says and fill it from the stored text.
 
-    Runs inside the caller's transaction; the triggers keep naming the same table.
+    Runs inside the caller's transaction. The triggers, and the view of shadow text a
+    multiscript index reads, are re-created with it.
     """
+    old = fts_tokenize(connection)
     connection.execute('DROP TABLE "documents_fts"')
+    for name in ("documents_ai", "documents_ad", "documents_au"):
+        connection.execute(f'DROP TRIGGER IF EXISTS "{name}"')
+    if is_multiscript(old):
+        connection.execute(f'DROP VIEW IF EXISTS "{_split_key(old)[0]}"')
     connection.execute(fts_table_sql(tokenize))
+    for statement in _index_statements(tokenize):
+        connection.execute(statement)
     connection.execute(REBUILD_INDEX)
 
 

@@ -1,10 +1,10 @@
-"""Edge sources for discovery graphs: shared tags, and closeness in the vector memory."""
+"""Edge sources for discovery graphs: shared tags, closeness in the vector memory, citations."""
 
 from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from sci_etl_core.exceptions import EmbeddingError
@@ -15,7 +15,12 @@ if TYPE_CHECKING:
     from sci_etl_core.embeddings.store_base import AsyncEmbeddingStore
     from sci_etl_core.search.store_base import AsyncTextSearchStore
 
-__all__ = ["AsyncEdgeSource", "EmbeddingEdgeSource", "MetadataEdgeSource"]
+__all__ = [
+    "AsyncEdgeSource",
+    "CitationEdgeSource",
+    "EmbeddingEdgeSource",
+    "MetadataEdgeSource",
+]
 
 Neighbours = dict[str, list[tuple[str, float]]]
 
@@ -203,3 +208,46 @@ class EmbeddingEdgeSource(AsyncEdgeSource):
                     best[hit.record_id] = hit.score
             result[record] = _best_first(best, limit)
         return result
+
+
+class CitationEdgeSource(AsyncEdgeSource):
+    """Relates a record to the records it cites and to those citing it, in the library.
+
+    ``links`` are ``(citing record, cited record)`` pairs, such as the links a
+    citation-links file resolves inside a library, with each paper mapped to the record
+    that stands for it. An edge is undirected, of weight 1.0 (a citation is there or not),
+    so ``GraphParams.mutual_only`` keeps it; a record never cites itself (such a pair is
+    dropped). Neighbours come best first, ties by record id. It reads no store.
+
+    Raises:
+        ValueError: A pair is not two non-empty strings.
+    """
+
+    def __init__(self, links: Iterable[tuple[str, str]]) -> None:
+        self._linked: dict[str, set[str]] = {}
+        for pair in links:
+            if (
+                not isinstance(pair, tuple)
+                or len(pair) != 2
+                or not all(isinstance(r, str) and r for r in pair)
+            ):
+                raise ValueError(
+                    f"a citation link is a (citing, cited) pair of record ids, got {pair!r}"
+                )
+            citing, cited = pair
+            if citing != cited:
+                self._linked.setdefault(citing, set()).add(cited)
+                self._linked.setdefault(cited, set()).add(citing)
+
+    @property
+    def kind(self) -> str:
+        """Always ``"citation"``."""
+        return "citation"
+
+    async def neighbours(self, record_ids: Sequence[str], limit: int) -> Neighbours:
+        """Return the records each record cites or is cited by, ordered by record id."""
+        _check_limit(limit)
+        return {
+            record: _best_first(dict.fromkeys(self._linked.get(record, ()), 1.0), limit)
+            for record in dict.fromkeys(record_ids)
+        }

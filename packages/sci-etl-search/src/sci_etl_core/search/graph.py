@@ -144,14 +144,18 @@ def filter_graph(
     *,
     matched_ids: Collection[str] | None = None,
     filters: Sequence[SearchFilter] = (),
+    edge_kinds: Collection[str] | None = None,
 ) -> DiscoveryGraph:
     """Keep the nodes whose record is in ``matched_ids`` and whose metadata passes ``filters``.
 
-    The seed is always kept. Edges losing an endpoint are dropped, and degrees count the
-    remaining edges; communities are kept as they were, so a UI's colours stay stable
-    while filtering. ``matched_ids`` usually comes from the text store's ``filter_ids``,
-    which also answers a pure negation, and ``filters`` are applied in memory with the
-    same semantics as the stores, so a facet toggle needs no I/O.
+    The seed is always kept. ``edge_kinds`` (default: every kind) keeps only the edges of
+    those kinds, such as ``{"citation"}`` for the citation network alone or
+    ``{"semantic"}`` for similarity alone; nodes are kept either way. Edges losing an
+    endpoint are dropped, and degrees count the remaining edges; communities are kept as
+    they were, so a UI's colours stay stable while filtering. ``matched_ids`` usually comes
+    from the text store's ``filter_ids``, which also answers a pure negation, and
+    ``filters`` are applied in memory with the same semantics as the stores, so a facet
+    toggle needs no I/O.
 
     Raises:
         ValueError: Two filters share a key.
@@ -167,7 +171,12 @@ def filter_graph(
             and matches_filters(node.metadata, filters)
         )
     }
-    edges = tuple(e for e in graph.edges if e.source in kept and e.target in kept)
+    kinds = None if edge_kinds is None else set(edge_kinds)
+    edges = tuple(
+        e
+        for e in graph.edges
+        if e.source in kept and e.target in kept and (kinds is None or e.kind in kinds)
+    )
     degree = _degrees(edges)
     nodes = tuple(
         replace(node, degree=degree.get(node.record_id, 0))

@@ -14,6 +14,8 @@ any length are parsed by loops.
 
 from __future__ import annotations
 
+import itertools
+import unicodedata
 from collections.abc import Sequence
 
 from sci_etl_core.exceptions import SearchQueryError
@@ -32,7 +34,7 @@ from sci_etl_core.search.query import (
     normalize,
     semantic_text,
 )
-from sci_etl_core.search.tokenize import Unicode61Tokenizer
+from sci_etl_core.search.tokenize import Token, Unicode61Tokenizer
 
 __all__ = ["MAX_GROUP_DEPTH", "parse_query", "parse_ranked_query", "parse_semantic_query"]
 
@@ -63,7 +65,28 @@ def _leaf(text: str, prefix: bool, fields: tuple[str, ...], at: int, raw: str) -
         return Term(" ".join(words), fields, prefix=True)
     if len(words) == 1:
         return Term(words[0], fields)
+    joined = _joined_by_marks(text, tokens)
+    if joined is not None:
+        return Term(joined, fields)
     return Phrase(words, fields)
+
+
+def _joined_by_marks(text: str, tokens: list[Token]) -> str | None:
+    """The folded word, marks kept, when only combining marks split it (Thai, Arabic harakat).
+
+    ``unicode61`` takes the tone and vowel marks of Thai and Lao and the harakat of Arabic
+    for separators, so ``วิจัย`` gives three tokens. As one term it matches exactly what
+    the phrase of its parts matches under ``unicode61``, and a tokenizer that segments
+    those scripts (:class:`~sci_etl_core.search.multiscript.MultiscriptTokenizer`) still
+    sees one word. ``None`` when anything but combining marks separates the tokens.
+    """
+    parts = [tokens[0].text]
+    for before, token in itertools.pairwise(tokens):
+        gap = text[before.end : token.start]
+        if not all(unicodedata.category(char).startswith("M") for char in gap):
+            return None
+        parts.extend((gap, token.text))
+    return "".join(parts)
 
 
 def _near_operand(operand: NearOperand) -> Term | Phrase:

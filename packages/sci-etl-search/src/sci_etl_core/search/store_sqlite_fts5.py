@@ -123,6 +123,19 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
     rather than answer with the other tokenizer. An empty file is re-created
     with the chosen tokenizer when it is opened.
 
+    ``multiscript`` chooses, the same way, whether the index finds words in scripts that
+    ``unicode61`` cannot split or fold (Chinese, Japanese, Korean, Thai, Lao, Arabic
+    script): ``True`` indexes each field as its
+    :func:`~sci_etl_core.search.multiscript.shadow_text`, the words of
+    :class:`~sci_etl_core.search.multiscript.MultiscriptTokenizer` (the store's
+    :attr:`tokenizer` then), and writes every query word the same way; snippets are cut
+    in Python from the original text. ``None``, the default, follows the file and builds
+    a new file without it. The file records the choice (its FTS5 index reads a view
+    named after the rules version), so queries always tokenize as the index did; every
+    connection to such a file, this store's included, registers the SQL function the
+    view calls, so a program writing to the file without this library is refused
+    rather than leaving the index out of step.
+
     Writes go through one connection, in order. Reads (search, filters, documents, facet
     and range counts) run on up to ``readers`` connections of their own, side by side and
     beside a write, each in one snapshot of the file (SQLite's WAL mode), so concurrent
@@ -131,7 +144,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
 
     Raises:
         SearchStoreError: This interpreter's SQLite was built without FTS5.
-        TypeError: ``stemming`` is not ``True``, ``False`` or ``None``.
+        TypeError: ``stemming`` or ``multiscript`` is not ``True``, ``False`` or ``None``.
         ValueError: ``readers`` is below 1.
     """
 
@@ -144,9 +157,12 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         now: Callable[[], datetime] | None = None,
         stemming: bool | None = None,
         readers: int = DEFAULT_READERS,
+        multiscript: bool | None = None,
     ) -> None:
         if stemming is not None and not isinstance(stemming, bool):
             raise TypeError(f"stemming must be True, False or None, not {stemming!r}")
+        if multiscript is not None and not isinstance(multiscript, bool):
+            raise TypeError(f"multiscript must be True, False or None, not {multiscript!r}")
         keys = facet_key_set(facet_keys)
         if not fts5_available():
             raise SearchStoreError(
@@ -159,6 +175,7 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
             keys,
             (weights or BM25Weights()).as_tuple(),
             None if stemming is None else tokenize_for(stemming),
+            multiscript,
         )
         self._worker = SqliteWorker(
             path, self._state.on_open, readers=readers, on_read_open=self._state.prepare_reader
@@ -182,6 +199,15 @@ class AsyncSqliteFts5Store(AsyncTextSearchStore):
         when that was ``None``.
         """
         return self._state.stemming
+
+    @property
+    def multiscript(self) -> bool:
+        """Whether the index holds multiscript shadow text: the file's choice once it is open.
+
+        Before the first operation this is the ``multiscript`` asked for, ``False``
+        when that was ``None``.
+        """
+        return self._state.multiscript
 
     @property
     def tokenizer(self) -> Tokenizer:

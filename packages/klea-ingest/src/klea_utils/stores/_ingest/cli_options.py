@@ -31,6 +31,7 @@ __all__ = [
     "Force",
     "ForceMaxTokens",
     "Fts5",
+    "Fts5Multiscript",
     "Fts5Stemming",
     "MapPath",
     "MaxTokens",
@@ -187,6 +188,16 @@ Fts5Stemming = Annotated[
         show_default=False,
     ),
 ]
+Fts5Multiscript = Annotated[
+    bool | None,
+    typer.Option(
+        "--fts5-multiscript/--no-fts5-multiscript",
+        help="Find words in Chinese, Japanese, Korean, Thai and Arabic-script chunks "
+        "(Han/Kana bigrams, Korean particles cut, Arabic letters normalised); English "
+        "words index as before. Default: as the index was built; a new index is multiscript.",
+        show_default=False,
+    ),
+]
 Strict = Annotated[
     bool,
     typer.Option(
@@ -267,14 +278,22 @@ def make_builder(
     return builder
 
 
-def check_fts5_options(fts5_store: Path | None, fts5_stemming: bool | None) -> None:
-    """Refuse ``--(no-)fts5-stemming`` without ``--fts5-store`` (a usage error, exit 2)."""
-    if fts5_stemming is not None and fts5_store is None:
-        flag = "--fts5-stemming" if fts5_stemming else "--no-fts5-stemming"
-        raise typer.BadParameter(
-            "it sets how the FTS5 index is tokenized; give --fts5-store PATH too",
-            param_hint=f"'{flag}'",
-        )
+def check_fts5_options(
+    fts5_store: Path | None, fts5_stemming: bool | None, fts5_multiscript: bool | None = None
+) -> None:
+    """Refuse ``--(no-)fts5-stemming`` or ``--(no-)fts5-multiscript`` without ``--fts5-store``.
+
+    Either is a usage error (exit 2): it sets how an index that is not written is tokenized.
+    """
+    if fts5_store is not None:
+        return
+    for name, value in (("stemming", fts5_stemming), ("multiscript", fts5_multiscript)):
+        if value is not None:
+            flag = f"--fts5-{name}" if value else f"--no-fts5-{name}"
+            raise typer.BadParameter(
+                "it sets how the FTS5 index is tokenized; give --fts5-store PATH too",
+                param_hint=f"'{flag}'",
+            )
 
 
 def load_references(

@@ -35,8 +35,13 @@ def query_hint(
     bm25_store: Path | None,
     fts5_store: Path | None,
     write_stores_config: Path | None,
+    citations: Path | None = None,
 ) -> str:
-    """The ``klea-retrieve`` command that queries what was stored (and the config file)."""
+    """The ``klea-retrieve`` command that queries what was stored (and the config file).
+
+    ``citations``, the collection's citation-links file, is named in the configuration
+    when the build wrote one (``klea-serve`` answers a paper's citations from it).
+    """
     from klea_utils.stores.store_args import (
         direct_stores_config,
         retrieve_command_for,
@@ -53,6 +58,8 @@ def query_hint(
         description=f"collection {collection!r} built by klea-stores-create",
         domain_name=collection,
     )
+    if citations is not None and citations.is_file():
+        config.domains[collection].citations = str(citations.absolute())
     lines = ["Query what you built:", f"  {retrieve_command_for(config)}"]
     if write_stores_config is not None:
         path = write_config(write_stores_config, config)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from klea_utils.stores.text import normalize_text
+from sci_etl_core.search.multiscript import MultiscriptTokenizer
 from sci_etl_core.search.stemming import PorterTokenizer
 
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ __all__ = [
 ]
 
 _WORD = re.compile(r"\w+")
-_PORTER = PorterTokenizer()
+_PORTER = PorterTokenizer(MultiscriptTokenizer())
 
 
 def default_preprocessing_func(text: str) -> list[str]:
@@ -52,17 +53,24 @@ def default_preprocessing_func(text: str) -> list[str]:
 
 
 def stemmed_preprocessing_func(text: str) -> list[str]:
-    """Tokenize text for BM25 into Porter stems, exactly as an ``fts5:`` index stems it.
+    """Tokenize text for BM25 into Porter stems, exactly as a new ``fts5:`` index stems it.
 
     ``normalize_text``, then SQLite FTS5's ``porter unicode61 remove_diacritics 2``
     tokenizer reproduced in Python (``sci_etl_core.search.PorterTokenizer``): case
     and diacritics folded, split at every character that is not a letter or digit,
-    each word reduced to its Porter stem.
+    each word reduced to its Porter stem. Words of the scripts ``unicode61`` cannot
+    split or fold are those of ``sci_etl_core.search.MultiscriptTokenizer`` (issue 37):
+    Chinese and Japanese as character bigrams, Korean without its particles, Thai as
+    cluster bigrams, Arabic and Persian letters normalised; English text gives exactly
+    the stems it gave before. The corpus is indexed when the store loads, so its chunks
+    and the queries always go through the same function.
 
     Example::
 
         stemmed_preprocessing_func("Inhibition of MEK inhibits relapses")
         -> ["inhibit", "of", "mek", "inhibit", "relaps"]
+        stemmed_preprocessing_func("图像分割")
+        -> ["图像", "像分", "分割"]
     """
     return _PORTER.words(normalize_text(text))
 

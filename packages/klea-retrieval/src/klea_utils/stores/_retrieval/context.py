@@ -15,7 +15,9 @@ Tokens are estimated (:func:`estimate_tokens`: words and punctuation marks, clos
 word-piece count for English prose), since the retriever holds no chunking tokenizer.
 Text a chunk repeats from the one before (``--overlap-sentences``) and its heading lines
 are not repeated. The widened hit's ``page_start``/``page_end`` span the chunks joined,
-so the references show the passage's page range; ``_context_chunks`` lists their indices.
+so the references show the passage's page range; its ``regions`` are theirs joined in
+order, and its ``page_label`` is kept only when every joined chunk has the same one;
+``_context_chunks`` lists their indices.
 
 Neighbours are looked up by a :class:`NeighbourSource` over a store of the domain:
 :func:`neighbour_source` builds one for a BM25 corpus held in memory, a Chroma collection
@@ -31,6 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeGuard, get_args
 
+from klea_utils.stores._retrieval.regions import REGIONS_KEY, join_regions
 from langchain_core.documents import Document
 
 __all__ = [
@@ -230,6 +233,12 @@ def widen(hit: Document, section: Sequence[Document], mode: ContextMode, budget:
     pages = _pages(chunks)
     if pages is not None:
         metadata["page_start"], metadata["page_end"] = pages
+    regions = join_regions(doc.metadata for doc in chunks)
+    if regions:
+        metadata[REGIONS_KEY] = regions
+    labels = {doc.metadata.get("page_label") for doc in chunks}
+    if len(labels) > 1:  # the joined chunks print other page numbers: the pages say it
+        metadata.pop("page_label", None)
     return hit.model_copy(update={"page_content": text, "metadata": metadata})
 
 

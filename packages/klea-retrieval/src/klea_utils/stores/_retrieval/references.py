@@ -9,14 +9,23 @@ from klea_utils.stores.metadata import PERSON_NAME_FILTER_FIELDS
 from klea_utils.stores.person_names import display_person_names
 from langchain_core.documents import Document
 
-__all__ = ["REF_DOC_OVERHEAD", "serialize_reference_material", "truncate_reference_material"]
+__all__ = [
+    "REF_DOC_OVERHEAD",
+    "page_label",
+    "printed_label",
+    "serialize_reference_material",
+    "truncate_reference_material",
+]
 
 REF_DOC_OVERHEAD = 200
 """Per-document character overhead counted by :func:`truncate_reference_material`."""
 
-# Keys never shown: the file name is the header, headings label each chunk, the hash is
+# Keys never shown: the file name is the header, headings label each chunk, the pages and
+# the page label make the page reference, regions are boxes for a viewer, the hash is
 # machine state, and ``_``-prefixed keys (scores, backend ids) are internal.
-_HIDDEN_KEYS = frozenset({"file_name", "file_hash", "headings", "page_start", "page_end"})
+_HIDDEN_KEYS = frozenset(
+    {"file_name", "file_hash", "headings", "page_start", "page_end", "regions", "page_label"}
+)
 _SHARED_ORDER = ("title", "authors", "year", "journal", "doi", "keywords")
 
 RefMaterial = dict[str, list[tuple[Document, float]]]
@@ -53,13 +62,29 @@ def truncate_reference_material(reference_material: RefMaterial, max_chars: int)
 
 
 def page_label(metadata: dict[str, Any]) -> str:
-    """``p. 7`` or ``pp. 7-8`` from a chunk's ``page_start``/``page_end``, else ``""``."""
+    """``p. 7`` or ``pp. 7-8`` from a chunk's ``page_start``/``page_end``, else ``""``;
+    with the number printed on the page where it differs (the chunk's ``page_label``):
+    ``p. 7 (printed 1234)``."""
     start, end = metadata.get("page_start"), metadata.get("page_end")
     if isinstance(start, bool) or not isinstance(start, int):
         return ""
     if isinstance(end, bool) or not isinstance(end, int) or end <= start:
-        return f"p. {start}"
-    return f"pp. {start}-{end}"
+        pages = f"p. {start}"
+    else:
+        pages = f"pp. {start}-{end}"
+    printed = printed_label(metadata)
+    return f"{pages} (printed {printed})" if printed else pages
+
+
+def printed_label(metadata: dict[str, Any]) -> str:
+    """The chunk's ``page_label`` when it says more than its page numbers, else ``""``."""
+    label = metadata.get("page_label")
+    if not isinstance(label, str) or not label.strip():
+        return ""
+    label = " ".join(label.split())[:40]
+    start, end = metadata.get("page_start"), metadata.get("page_end")
+    physical = {str(start), f"{start}-{end}"}
+    return "" if label in physical else label
 
 
 def _display_value(key: str, value: Any) -> str:
@@ -140,8 +165,9 @@ def serialize_reference_material(reference_material: RefMaterial) -> str:
     (``### Source document 1/2: [smith.pdf] [@smith2020]``);
     metadata that differs between chunks is written inline above the chunk it belongs
     to. Person-name fields show display names only (see ``display_person_names``);
-    ``headings`` and the pages (``[p. 7]``, ``[pp. 7-8]`` from ``page_start``/``page_end``)
-    label each chunk; scores and ``_``-prefixed keys are never included.
+    ``headings`` and the pages (``[p. 7]``, ``[pp. 7-8]`` from ``page_start``/``page_end``,
+    ``[p. 7 (printed 1234)]`` where the page prints another number) label each chunk;
+    scores and ``_``-prefixed keys are never included.
     An empty input gives ``""``.
     """
     groups = _file_groups(reference_material)

@@ -58,7 +58,8 @@ def map_store_paths(
 ) -> RetrieverConfig:
     """Return a copy of ``config`` with each store path replaced by ``rewrite(path, vector)``.
 
-    ``vector`` is ``True`` for a vector store and ``False`` for a BM25 store.
+    ``vector`` is ``True`` for a vector store and ``False`` for a BM25 store or a domain's
+    citation-links file.
     """
     new = config.model_copy(deep=True)
     for domain in new.domains.values():
@@ -66,6 +67,8 @@ def map_store_paths(
             store.path = rewrite(store.path, True)
         for bm25 in domain.bm25_stores:
             bm25.path = rewrite(bm25.path, False)
+        if domain.citations:  # a plain local file, like a BM25 corpus path
+            domain.citations = rewrite(domain.citations, False)
     return new
 
 

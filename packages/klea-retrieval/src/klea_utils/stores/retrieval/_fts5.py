@@ -18,16 +18,18 @@ from klea_utils.stores.retrieval.fts5_index import open_fts5_store
 from klea_utils.stores.utils import normalize_text
 from langchain_core.documents import Document
 from sci_etl_core.exceptions import SearchStoreError
+from sci_etl_core.search.multiscript import MultiscriptTokenizer
 from sci_etl_core.search.parser import parse_query
-from sci_etl_core.search.query import Node
-from sci_etl_core.search.questions import question_query
+from sci_etl_core.search.query import Node, Or, Term
+from sci_etl_core.search.questions import question_query, question_words
 
 __all__ = ["QUERY_STOPWORDS", "QUESTION_WORDS", "Fts5Bm25Index", "fts5_query"]
 
 T = TypeVar("T")
+_MULTISCRIPT = MultiscriptTokenizer()
 
 
-def fts5_query(text: str) -> Node | None:
+def fts5_query(text: str, *, multiscript: bool = False) -> Node | None:
     """Build the ranked query of free text: an OR of its distinct words over the body.
 
     Words are the tokens FTS5's ``unicode61 remove_diacritics 2`` tokenizer makes of the
@@ -36,9 +38,25 @@ def fts5_query(text: str) -> Node | None:
     :data:`QUESTION_WORDS` (:func:`sci_etl_core.search.question_query` with klea's
     :data:`~klea_utils.stores._retrieval.query_words.LEXICAL_STOPWORDS`); ``None`` when
     the text has no word. A stemming index stems these words itself.
+
+    With ``multiscript`` (the index is a multiscript one) each word is cut into the words
+    of :class:`~sci_etl_core.search.multiscript.MultiscriptTokenizer` and the query is the
+    OR of those: a Chinese question typed without spaces is one ``unicode61`` word, and
+    its bigrams, not the whole clause, are what a passage shares with it.
     """
+    if multiscript:
+        return _multiscript_query(text)
     query = question_query(normalize_text(text), stop_words=LEXICAL_STOPWORDS, fields=("body",))
     return parse_query(query) if query else None
+
+
+def _multiscript_query(text: str) -> Node | None:
+    words = question_words(normalize_text(text), stop_words=LEXICAL_STOPWORDS)
+    found = dict.fromkeys(w for word in words for w in _MULTISCRIPT.words(word))
+    terms = [Term(word, ("body",)) for word in found]
+    if not terms:
+        return None
+    return terms[0] if len(terms) == 1 else Or(tuple(terms))
 
 
 class Fts5Bm25Index:
@@ -48,21 +66,24 @@ class Fts5Bm25Index:
     submitted to it, so callers need no event loop of their own.
     """
 
-    def __init__(self, path: str | Path, *, stemming: bool | None = None) -> None:
+    def __init__(
+        self, path: str | Path, *, stemming: bool | None = None, multiscript: bool | None = None
+    ) -> None:
         self.path = Path(path)
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name=f"fts5:{self.path.name}", daemon=True
         )
         self._thread.start()
-        self._store = open_fts5_store(self.path, stemming=stemming)
+        self._store = open_fts5_store(self.path, stemming=stemming, multiscript=multiscript)
+        self._opened = False
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
         try:
             return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
         except SearchStoreError as exc:
             hint = ""
-            if "stemming" in str(exc):
+            if "stemming" in str(exc) or "multiscript" in str(exc):
                 hint = (
                     "; set the BM25 store's stemming to null to follow the index, or "
                     f"re-tokenize it: sci-etl-search maintain rebuild-index --db {self.path} "
@@ -76,12 +97,17 @@ class Fts5Bm25Index:
 
     def search(self, text: str, limit: int) -> list[tuple[Document, float]]:
         """Return the best ``limit`` chunks for free ``text``, with their BM25 scores."""
-        node = fts5_query(text)
-        if node is None or limit < 1:
+        if limit < 1:
             return []
-        return self._run(self._search(node, limit))
+        return self._run(self._search(text, limit))
 
-    async def _search(self, node: Node, limit: int) -> list[tuple[Document, float]]:
+    async def _search(self, text: str, limit: int) -> list[tuple[Document, float]]:
+        if not self._opened:
+            await self._store.count()  # opens the file: multiscript is then the file's choice
+            self._opened = True
+        node = fts5_query(text, multiscript=self._store.multiscript)
+        if node is None:
+            return []
         hits = await self._store.search(node, limit=limit)
         stored = await self._store.get_documents([h.record_id for h in hits])
         out: list[tuple[Document, float]] = []

@@ -42,19 +42,37 @@ __all__ = [
     "write_fts5_chunks",
 ]
 
-FTS5_FACET_KEYS = ("authors", "collections", "file_name", "journal", "keywords", "tags", "year")
+FTS5_FACET_KEYS = (
+    "authors",
+    "collections",
+    "file_name",
+    "journal",
+    "keywords",
+    "language",
+    "tags",
+    "year",
+)
 """Metadata keys tagged in an ``fts5:`` index for facets and native filters."""
 
 
-def open_fts5_store(path: str | Path, *, stemming: bool | None = None) -> AsyncSqliteFts5Store:
+def open_fts5_store(
+    path: str | Path, *, stemming: bool | None = None, multiscript: bool | None = None
+) -> AsyncSqliteFts5Store:
     """Open (lazily creating) the ``AsyncSqliteFts5Store`` at ``path`` with Klea's layout.
 
     ``stemming`` is the store's: ``None`` follows the file (a new file is built without
-    stemming), ``True`` builds a new file with FTS5's Porter stemmer.
+    stemming), ``True`` builds a new file with FTS5's Porter stemmer. ``multiscript``
+    likewise: ``True`` indexes Chinese, Japanese, Korean, Thai and Arabic-script words
+    (:class:`sci_etl_core.search.multiscript.MultiscriptTokenizer`), ``None`` follows the
+    file; the file records both, so queries tokenize as the index did.
     """
     weights = BM25Weights(title=0.0, abstract=0.0, body=1.0)
     return AsyncSqliteFts5Store(
-        Path(path), facet_keys=FTS5_FACET_KEYS, weights=weights, stemming=stemming
+        Path(path),
+        facet_keys=FTS5_FACET_KEYS,
+        weights=weights,
+        stemming=stemming,
+        multiscript=multiscript,
     )
 
 
@@ -81,17 +99,19 @@ async def awrite_fts5_chunks(
     *,
     batch_size: int = 500,
     stemming: bool | None = None,
+    multiscript: bool | None = None,
 ) -> int:
     """Index ``(chunk_id, document)`` pairs into the FTS5 index at ``path``.
 
     A chunk id already present is replaced. Returns the number of chunks written.
     ``stemming`` is :func:`open_fts5_store`'s: ``True`` builds a new index with
-    FTS5's Porter stemmer; an existing index must agree (``None`` follows it).
+    FTS5's Porter stemmer; an existing index must agree (``None`` follows it);
+    ``multiscript`` likewise.
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    store = open_fts5_store(path, stemming=stemming)
+    store = open_fts5_store(path, stemming=stemming, multiscript=multiscript)
     written = 0
     batch: list[SearchDocument] = []
     try:
@@ -125,10 +145,13 @@ def write_fts5_chunks(
     *,
     batch_size: int = 500,
     stemming: bool | None = None,
+    multiscript: bool | None = None,
 ) -> int:
     """Synchronous :func:`awrite_fts5_chunks` (do not call from a running event loop)."""
     return asyncio.run(
-        awrite_fts5_chunks(path, docs_with_ids, batch_size=batch_size, stemming=stemming)
+        awrite_fts5_chunks(
+            path, docs_with_ids, batch_size=batch_size, stemming=stemming, multiscript=multiscript
+        )
     )
 
 

@@ -3,7 +3,7 @@
 Usage::
 
     klea-serve [--stores-config FILE | --store COLLECTION=URI ... --bm25-store PATH ...]
-               [--fts5-index INDEX.sqlite [--vectors VECTORS.sqlite]]
+               [--fts5-index INDEX.sqlite [--vectors VECTORS.sqlite]] [--papers FOLDER]
                [--embedding-model SPEC] [--rerank MODEL] [-k N]
                [--mcp | --host 127.0.0.1 --port 8765 [--token ... | --no-auth]
                         [--allowed-host NAME ...] [--cors-origin ORIGIN ...]]
@@ -142,6 +142,18 @@ def serve(
         Path | None,
         typer.Option(
             "--vectors", metavar="SQLITE", help="sci-etl vector memory for hybrid search."
+        ),
+    ] = None,
+    papers: Annotated[
+        Path | None,
+        typer.Option(
+            "--papers",
+            metavar="FOLDER",
+            exists=True,
+            file_okay=False,
+            dir_okay=True,
+            help="The folder the stores were built from: serves its papers' pages (PNG, "
+            "the passage highlighted) and files.",
         ),
     ] = None,
     embedding_model: Annotated[
@@ -314,6 +326,7 @@ def _options(args: SimpleNamespace) -> ServeOptions:
         k=args.top_k,
         fts5_index=args.fts5_index or default_fts5_index(config),
         vectors=args.vectors,
+        papers=args.papers,
         leg_timeout=args.leg_timeout if args.leg_timeout > 0 else None,
         context=args.context,
         **({} if args.context_tokens is None else {"context_tokens": args.context_tokens}),

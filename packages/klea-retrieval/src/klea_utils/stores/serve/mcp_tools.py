@@ -38,7 +38,8 @@ INSTRUCTIONS = (
     "Search a researcher's library of ingested papers. Use `retrieve` for passages that "
     "answer a question (fused vector + keyword retrieval; quote its `references`), `search` "
     'for Boolean or hybrid search with highlighted snippets (AND, OR, NOT, "phrases", '
-    "field:term, prefix*), `get_document` to read one paper's passages in order, and "
+    "field:term, prefix*), `get_document` to read one paper's passages in order, "
+    "`citations` for the papers it cites and the library's papers that cite it, and "
     "`facets` for counts of papers per year, author, journal and tag."
 )
 
@@ -108,7 +109,9 @@ def _add_retrieve(server: MCPServer, service: Service) -> None:
         """Answer a question from the stores: fused vector + BM25 retrieval, re-ranked.
 
         Returns `passages` (each with file, title, authors, year, journal, headings, pages,
-        score and text, best first), `notes` naming any store that failed or was too slow
+        `page_label` (the number printed on the page, or null), `regions` (the passage's
+        boxes on its pages: page and [left, bottom, right, top] in PDF points), score and
+        text, best first), `notes` naming any store that failed or was too slow
         and was left out, and `references`: the passages serialized for quoting.
         """
         values = filter.model_dump(exclude_none=True) if filter is not None else None
@@ -142,7 +145,8 @@ def build_mcp_server(service: Service) -> MCPServer:
     ) -> dict[str, Any]:
         """Boolean or hybrid search over the FTS5 index, with highlighted snippets.
 
-        Returns `hits` (record_id, file, title, authors, year, journal, pages, score, and
+        Returns `hits` (record_id, file, title, authors, year, journal, pages, page_label,
+        regions, score, and
         `snippets` with [start, end) highlight offsets), the query's `chips`, and `error`:
         null, or for a malformed query its `message`, `position`, `token` and `caret`
         line (the query with ^ under the fault); a malformed query is not an exception.
@@ -166,13 +170,31 @@ def build_mcp_server(service: Service) -> MCPServer:
         ],
     ) -> dict[str, Any]:
         """One paper: its metadata (title, authors, year, journal, doi, tags) and its
-        `passages` in reading order, each with headings, pages and text."""
+        `passages` in reading order, each with headings, pages, page_label, regions and
+        text."""
         return await _answer("get_document", service.get_document(file_name), (LookupError,))
+
+    @server.tool()
+    async def citations(
+        file_name: Annotated[
+            str,
+            Field(
+                max_length=limits.max_item_chars,
+                description="The paper's file name, e.g. 'x.pdf'.",
+            ),
+        ],
+    ) -> dict[str, Any]:
+        """The paper's place in the library: `references`, its reference list (each with
+        label, text, title, authors, year, doi, arxiv, and `target`: the file name of the
+        cited paper when it is in the library, else null), and `cited_by`, the papers of
+        the library that cite it (file_name, title, and `contexts`: the citing
+        sentences)."""
+        return await _answer("citations", service.citations(file_name), (LookupError,))
 
     @server.tool()
     async def facets(
         keys: Annotated[
-            list[Literal["year", "author", "journal", "tag", "collection"]] | None,
+            list[Literal["year", "author", "journal", "tag", "collection", "language"]] | None,
             Field(description="Facets to count (default all five)."),
         ] = None,
         query: Annotated[

@@ -9,7 +9,8 @@ found, and the fallback to the packaged MiniLM's, is
 :mod:`klea_utils.stores._ingest.chunking.token_counter`'s job.
 
 Every chunk carries ``page_start`` and ``page_end`` (1-based ints) when its items have page
-provenance (PDFs), so a reader can cite the page, and its place in the file:
+provenance (PDFs), so a reader can cite the page, ``regions`` (its boxes on those pages,
+:mod:`klea_utils.stores._ingest.chunking.chunk_regions`), and its place in the file:
 ``chunk_index`` (0, 1, 2... in reading order) and ``section_index`` (the same for a run of
 neighbouring chunks under one heading chain), so a retriever can widen a hit with its
 neighbours of the same section.
@@ -19,10 +20,17 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._ingest.chunking.chunk_regions import (
+    REGIONS_KEY,
+    chunk_regions,
+    region_pages,
+)
 from klea_utils.stores._ingest.chunking.doc_chunker import StructureChunker
+from klea_utils.stores._ingest.chunking.language import LANGUAGE_KEY, detect_language
 from klea_utils.stores._ingest.chunking.text_segments import segment_text
 from klea_utils.stores._ingest.chunking.token_counter import (
     load_token_counter,
@@ -38,6 +46,7 @@ __all__ = [
     "DEFAULT_OVERLAP_SENTENCES",
     "MINILM_MAX_TOKENS",
     "OLLAMA_TOKENIZER",
+    "PAGE_LABEL_KEY",
     "SECTION_INDEX_KEY",
     "Chunker",
     "chunk_pages",
@@ -53,9 +62,15 @@ DEFAULT_MAX_TOKENS = 450
 DEFAULT_OVERLAP_SENTENCES = 0
 """Sentences repeated from the end of a cut text at the start of its next piece."""
 
-CHUNKING_VERSION = 3
+CHUNKING_VERSION = 4
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
-table cut into pieces repeats its caption and header row in each)."""
+table cut into pieces repeats its caption and header row in each; 4: PDF chunks carry
+``regions``, their boxes on the page, and ``page_label``; every chunk carries its
+``language``; reference lines that open with an arXiv id are kept, no longer dropped as
+arXiv's margin stamp)."""
+
+PAGE_LABEL_KEY = "page_label"
+"""Chunk metadata key of the page number printed on the chunk's page(s)."""
 
 CHUNK_INDEX_KEY = "chunk_index"
 """Metadata key of a chunk's position in its file (0-based, reading order)."""
@@ -211,11 +226,22 @@ class Chunker:
             body = text
         return [prefix + piece for piece in segment_text(body, room, self.count_tokens)]
 
-    def chunk(self, document: Any, *, file_name: str, file_hash: str) -> list[Document]:
+    def chunk(
+        self,
+        document: Any,
+        *,
+        file_name: str,
+        file_hash: str,
+        page_labels: Mapping[int, str] | None = None,
+    ) -> list[Document]:
         """Return the chunks of ``document`` with ``file_name``, ``file_hash``, ``headings``.
 
-        PDF chunks also carry ``page_start`` and ``page_end`` (1-based ints). Every chunk
-        carries :data:`CHUNK_INDEX_KEY` and :data:`SECTION_INDEX_KEY`.
+        PDF chunks also carry ``page_start`` and ``page_end`` (1-based ints), ``regions``
+        and, where ``page_labels`` (page -> label) knows them, ``page_label``: the label of
+        the first page, or ``"first-last"`` labels for a chunk across pages. Every chunk
+        carries :data:`CHUNK_INDEX_KEY`, :data:`SECTION_INDEX_KEY` and ``language`` (the
+        ISO 639-1 code of its own text, ``und`` when it cannot be told; see
+        :func:`~klea_utils.stores._ingest.chunking.language.detect_language`).
 
         ``page_content`` is the contextualized text (heading chain, then the chunk's text)
         passed through ``normalize_text``; ``headings`` lists the heading chain, most
@@ -226,6 +252,7 @@ class Chunker:
         docs: list[Document] = []
         section = -1
         chain: object = object()
+        heights = _page_heights(document)
         for chunk in self._chunker.chunk(document):
             text = normalize_text(chunk.contextualized()).strip()
             if not text:
@@ -242,8 +269,51 @@ class Chunker:
             pages = chunk_pages(chunk.items)
             if pages is not None:
                 metadata["page_start"], metadata["page_end"] = pages
+            regions = chunk_regions(chunk.items, chunk.text, heights)
             for piece in pieces:
+                if len(pieces) > 1:
+                    body = _without_headings(piece, metadata["headings"])
+                    regions = chunk_regions(chunk.items, body, heights)
+                extra: dict[str, Any] = {REGIONS_KEY: regions} if regions else {}
+                narrowed = region_pages(chunk.items, regions)
+                if narrowed is not None:  # a piece of a paragraph may lie on one page of two
+                    extra["page_start"], extra["page_end"] = narrowed
+                label = _page_label(narrowed or pages, page_labels)
+                if label:
+                    extra[PAGE_LABEL_KEY] = label
+                extra[LANGUAGE_KEY] = detect_language(piece)
                 docs.append(
-                    Document(page_content=piece, metadata={**metadata, CHUNK_INDEX_KEY: len(docs)})
+                    Document(
+                        page_content=piece,
+                        metadata={**metadata, **extra, CHUNK_INDEX_KEY: len(docs)},
+                    )
                 )
         return docs
+
+
+def _page_label(pages: tuple[int, int] | None, labels: Mapping[int, str] | None) -> str:
+    """``"1234"``, or ``"1234-1235"`` for a chunk across pages; ``""`` when unknown."""
+    if pages is None or not labels:
+        return ""
+    first, last = labels.get(pages[0], ""), labels.get(pages[1], "")
+    if not first:
+        return ""
+    return first if pages[0] == pages[1] or not last or last == first else f"{first}-{last}"
+
+
+def _page_heights(document: Any) -> dict[int, float]:
+    """Each page's height (points) of a ``DoclingDocument``, for boxes measured from the top."""
+    heights: dict[int, float] = {}
+    for number, page in (getattr(document, "pages", None) or {}).items():
+        size = getattr(page, "size", None)
+        if isinstance(number, int) and size is not None:
+            heights[number] = float(size.height)
+    return heights
+
+
+def _without_headings(piece: str, headings: list[str]) -> str:
+    """A piece's own text: the heading lines that open it removed."""
+    for heading in headings:
+        if piece.startswith(heading + "\n"):
+            piece = piece[len(heading) + 1 :]
+    return piece

@@ -129,12 +129,26 @@ class FileProcessor:
             self.cache.store(outcome.cached)
         return outcome
 
+    def _page_labels(self, path: Path) -> dict[int, str] | None:
+        """A PDF's page labels (its own, else the printed numbers the offline path found)."""
+        if path.suffix.lower() != ".pdf":
+            return None
+        from klea_utils.stores._ingest.pdf.page_labels import page_labels
+
+        printed = getattr(self._converter.last_readout, "printed", None)
+        return page_labels(path, printed if isinstance(printed, dict) else None)
+
     def convert(self, path: Path, file_hash: str) -> FileOutcome:
         """Convert and chunk ``path`` without caching it (the Ray workers' driver caches)."""
         path = Path(path)
         try:
             document = self._converter.convert(path)
-            docs = self.chunker.chunk(document, file_name=path.name, file_hash=file_hash)
+            docs = self.chunker.chunk(
+                document,
+                file_name=path.name,
+                file_hash=file_hash,
+                page_labels=self._page_labels(path),
+            )
         except ConversionError as exc:
             return FileOutcome(error=str(exc))
         except Exception as exc:  # a Docling bug on one file must not stop the batch

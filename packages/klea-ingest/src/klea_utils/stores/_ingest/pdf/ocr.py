@@ -104,11 +104,13 @@ def ocr_page_lines(
     Raises:
         ConversionError: tesseract fails or times out on the page.
     """
+    from klea_utils.stores._ingest.pdf.pdf_frames import Frame
     from klea_utils.stores._ingest.pdf.pdf_lines import PageLines
 
     page = pdf[index]
     try:  # rendered with the page's /Rotate applied; a sideways scan is turned by OSD
         image = page.render(scale=OCR_RENDER_SCALE).to_pil().convert("L")
+        rotation, box = page.get_rotation(), page.get_bbox()
     finally:
         page.close()
     with tempfile.TemporaryDirectory(prefix="klea-ocr-") as tmp:
@@ -117,8 +119,11 @@ def ocr_page_lines(
             languages = language(image_path) if callable(language) else language
             return _read_page(image_path, path, index + 1, languages, "tsv")
 
-        tsv, image = read_upright(image, Path(tmp), read)
+        tsv, image, turn = read_upright(image, Path(tmp), read)
     width, height = (side / OCR_RENDER_SCALE for side in image.size)
     lines = _tsv_lines(tsv, index + 1, OCR_RENDER_SCALE)
     text = "\n".join(ln.text for ln in lines)
-    return PageLines(index + 1, width, height, lines, text, True, image_cover=1.0)
+    # the image shows user space turned clockwise by /Rotate, then by OSD's turn: the
+    # frame of that many quarter turns maps the word boxes back to user space
+    frame = Frame(((rotation + turn) // 90) % 4, *box)
+    return PageLines(index + 1, width, height, lines, text, True, image_cover=1.0, frame=frame)

@@ -77,16 +77,17 @@ def _turn(report: OsdReport | None) -> int:
     return report.turn if report.turn in (90, 180, 270) else 0
 
 
-def read_upright(image: Any, folder: Path, read: Callable[[Path], str]) -> tuple[str, Any]:
+def read_upright(image: Any, folder: Path, read: Callable[[Path], str]) -> tuple[str, Any, int]:
     """Read the page ``image`` (PIL, greyscale) with ``read`` (image path -> TSV), turned
-    upright when the first reading is poor; return the TSV kept and the image it was read on.
+    upright when the first reading is poor; return the TSV kept, the image it was read on
+    and the clockwise degrees (0, 90, 180, 270) that image is turned from ``image``.
     """
     first_path = folder / "page.png"
     image.save(first_path)
     tsv = read(first_path)
     mean, good = tsv_score(tsv)
     if mean >= POOR_CONFIDENCE:
-        return tsv, image
+        return tsv, image, 0
     known = known_report(first_path)  # OSD already ran on it to find the script
     if known is not None:
         turn = _turn(known)
@@ -95,12 +96,12 @@ def read_upright(image: Any, folder: Path, read: Callable[[Path], str]) -> tuple
         image.reduce(2).save(small_path)
         turn = osd_turn(small_path)
     if not turn:
-        return tsv, image
+        return tsv, image, 0
     # PIL turns counter-clockwise; OSD's "Rotate" is clockwise
     turned = image.rotate(-turn, expand=True)
     turned_path = folder / "page-turned.png"
     turned.save(turned_path)
     second = read(turned_path)
     if tsv_score(second)[1] > good:
-        return second, turned
-    return tsv, image
+        return second, turned, turn
+    return tsv, image, 0

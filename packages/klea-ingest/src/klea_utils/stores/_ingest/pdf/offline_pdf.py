@@ -33,6 +33,7 @@ from klea_utils.stores._ingest.convert.not_stored import (
 )
 from klea_utils.stores._ingest.pdf.ocr import TESSERACT_PACKAGE, ocr_page_lines, tesseract_available
 from klea_utils.stores._ingest.pdf.ocr_languages import DocumentLanguages
+from klea_utils.stores._ingest.pdf.page_labels import printed_page_numbers
 from klea_utils.stores._ingest.pdf.pdf_fallback import SecondReader
 from klea_utils.stores._ingest.pdf.pdf_lines import PageLines, page_lines
 from klea_utils.stores._ingest.pdf.pdf_structure import build_document
@@ -73,6 +74,8 @@ class Recovery:
     """Pages whose text layer holds text (readable or not)."""
     image_pages: list[int] = field(default_factory=list)
     """Pages that draw an image."""
+    printed: dict[int, str] = field(default_factory=dict)
+    """The page number printed in each page's running head or foot, where one was found."""
 
     def describe(self) -> str:
         """One line for logs and reports, empty when every page read cleanly."""
@@ -185,7 +188,9 @@ def convert_pdf_offline(
         )
     if recovery.describe():
         log.warning("%s: %s", Path(path).name, recovery.describe())
-    return build_document(Path(path).stem, pages), recovery
+    document = build_document(Path(path).stem, pages)  # drops the running lines
+    recovery.printed = printed_page_numbers({page.page_no: page.folios for page in pages})
+    return document, recovery
 
 
 def _load_page(pdf: Any, index: int, second: SecondReader, recovery: Recovery) -> PageLines | None:

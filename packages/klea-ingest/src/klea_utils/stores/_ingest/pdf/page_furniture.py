@@ -3,7 +3,8 @@
 A line is furniture when it is rotated (margin stamps such as arXiv's identifier), matches
 a known stamp, is a bare page number near the top or bottom of the page, or repeats (digits
 ignored) near the top or bottom of several pages. Furniture is removed from the body text:
-it would otherwise land in the middle of a sentence and become a heading.
+it would otherwise land in the middle of a sentence and become a heading. The numbers a
+removed running line may print as the page's folio are kept on the page (``folios``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from klea_utils.stores._ingest.pdf.page_labels import folio_candidates
 from klea_utils.stores._ingest.pdf.pdf_lines import Line, PageLines
 
 __all__ = ["EDGE_BAND", "is_stamp", "remove_furniture"]
@@ -18,8 +20,15 @@ __all__ = ["EDGE_BAND", "is_stamp", "remove_furniture"]
 EDGE_BAND = 0.15
 """Share of the page height, at the top and at the bottom, where running lines sit."""
 
+# arXiv's stamp is a whole line: the id with its version or its date ("arXiv:2101.01234v2
+# [cs.CL] 3 Jan 2021"). A reference line that opens with an id ("arXiv:2212.08073, 2022.")
+# is no stamp (issue 38: the reference lists lost their arXiv ids).
+_ARXIV_ID = r"(?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})"
+_STAMP_DATE = r"\s+\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4}"
 _STAMP = re.compile(
-    r"^\s*arXiv:\s*(?:\d{4}\.\d{4,5}|[a-z\-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?\b|"
+    rf"^\s*arXiv:\s*{_ARXIV_ID}"
+    rf"(?:v\d+(?:\s*\[[^\]]{{1,20}}\])?(?:{_STAMP_DATE})?|(?:\s*\[[^\]]{{1,20}}\])?{_STAMP_DATE})"
+    r"\s*$|"
     r"(?i:preprint submitted to .{3,60}$)|"
     r"(?i:^\s*(?:downloaded from|this article is protected by copyright|accepted manuscript\b))"
 )
@@ -104,6 +113,9 @@ def remove_furniture(pages: list[PageLines]) -> int:
             )
             if furniture:
                 dropped += 1
+                if band is not None and not line.rotated:
+                    bare = bool(_PAGE_NUMBER.match(line.text))
+                    page.folios.extend(folio_candidates(line.text, bare))
             else:
                 kept.append(line)
         page.lines = kept

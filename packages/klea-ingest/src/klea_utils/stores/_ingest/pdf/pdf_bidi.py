@@ -175,7 +175,33 @@ def visual_order(glyphs: Sequence[G]) -> list[G]:
             mark_ids.add(id(glyph))
     # ties: the characters of one glyph in pdfium's order, a mark before its letter
     keyed.sort(key=lambda k: (k[0], k[1], id(k[2]) not in mark_ids))
-    return [k[2] for k in keyed]
+    return _lam_alef_visual([k[2] for k in keyed])
+
+
+_LAM = "\u0644"
+_ALEFS = frozenset("\u0627\u0623\u0625\u0622")
+"""Alef and its hamza and madda forms: the letters a lam-alef ligature ends with."""
+
+
+def _lam_alef_visual(glyphs: list[G]) -> list[G]:
+    """Put the two letters of each lam-alef glyph in visual order: alef, then lam.
+
+    A lam-alef ligature (U+FEF5..U+FEFC, or a font's own glyph) is one box holding two
+    characters, which pdfium hands over in either order: reversed inside a run it reads as
+    right-to-left (``camelot`` mednine.pdf), logical where the content stream drew the
+    presentation form (a producer writing U+FEFB). In logical order the lam always comes
+    first (an alef never joins the letter after it), so in visual order, which the
+    right-to-left run is reversed from, the alef comes first.
+    """
+    for i in range(len(glyphs) - 1):
+        first, second = glyphs[i], glyphs[i + 1]
+        if first.text == _LAM and second.text in _ALEFS and _same_box(first, second):
+            glyphs[i], glyphs[i + 1] = second, first
+    return glyphs
+
+
+def _same_box(a: _Glyph, b: _Glyph) -> bool:
+    return abs(a.left - b.left) < 0.01 and abs(a.right - b.right) < 0.01
 
 
 def _mark_base(

@@ -86,6 +86,12 @@ class PageLines:
     text layer is empty (:data:`~klea_utils.stores._ingest.pdf.text_quality.MIN_PAGE_CHARS`)."""
     image_cover: float = 0.0
     """Share of the page the images cover (0 where not measured)."""
+    folios: list[int] = field(default_factory=list)
+    """Numbers in the running lines removed from the page that may be its printed page
+    number (:mod:`~klea_utils.stores._ingest.pdf.page_labels`)."""
+    frame: Frame | None = None
+    """The frame the line boxes are measured in (:meth:`Frame.user` maps them back to the
+    page's user space); ``None`` for lines without geometry (read by pypdf)."""
 
 
 CELL_GAP_EM = 1.2
@@ -135,6 +141,7 @@ def page_lines(pdf: Any, index: int) -> PageLines:
         raw_text,
         has_images=cover >= MIN_SCAN_COVER,
         image_cover=cover,
+        frame=frame,
     )
 
 

@@ -38,9 +38,11 @@ from klea_utils.stores._ingest.pdf.headings import (
     numbering_depth,
 )
 from klea_utils.stores._ingest.pdf.hyphens import Hyphenation
+from klea_utils.stores._ingest.pdf.line_regions import line_box, line_spans
 from klea_utils.stores._ingest.pdf.page_furniture import is_stamp, remove_furniture
 from klea_utils.stores._ingest.pdf.pdf_bidi import rtl_base
 from klea_utils.stores._ingest.pdf.pdf_chars import HYPHEN_MARK
+from klea_utils.stores._ingest.pdf.pdf_frames import Frame
 from klea_utils.stores._ingest.pdf.pdf_lines import CELL_GAP_EM, TIGHT_CELL_GAP_EM, Line, PageLines
 from klea_utils.stores._ingest.pdf.text_scripts import SENTENCE_END_CHARS, is_unspaced
 
@@ -196,31 +198,42 @@ class _Builder:
         from docling_core.types.doc.document import DoclingDocument
 
         self.doc = DoclingDocument(name=name)
-        self.heights: dict[int, float] = {}
+        self.frames: dict[int, Frame] = {}
         for page in pages:
-            self.doc.add_page(page_no=page.page_no, size=Size(width=page.width, height=page.height))
-            self.heights[page.page_no] = page.height
+            width, height = page.width, page.height
+            if page.frame is not None:
+                # provenance is in user space (before /Rotate, the page box's own origin):
+                # the size reaches the box's far corner so that Docling clamps no box
+                self.frames[page.page_no] = page.frame
+                width, height = page.frame.x1, page.frame.y1
+            self.doc.add_page(page_no=page.page_no, size=Size(width=width, height=height))
         self.paragraph: list[Line] = []
         self.hyphens = Hyphenation(ln.text for page in pages for ln in page.lines)
         self.open_heading: int | None = None
         """Level of the last item when it is a heading with no text under it yet."""
 
     def _prov(self, lines: list[Line], text: str) -> list[Any]:
+        """One provenance per line, in reading order: its box in the page's user space
+        (:func:`~klea_utils.stores._ingest.pdf.line_regions.line_box`) and its span of
+        ``text``. A page without geometry (read by pypdf) gets one empty box."""
         from docling_core.types.doc.base import BoundingBox, CoordOrigin
         from docling_core.types.doc.common.reference import ProvenanceItem
 
         provs = []
-        for page_no in dict.fromkeys(ln.page_no for ln in lines):
-            on_page = [ln for ln in lines if ln.page_no == page_no]
-            height = self.heights.get(page_no, 842.0)
-            box = BoundingBox(
-                l=min(ln.x0 for ln in on_page),
-                t=height - min(ln.top for ln in on_page),
-                r=max(ln.x1 for ln in on_page),
-                b=height - max(ln.bottom for ln in on_page),
-                coord_origin=CoordOrigin.BOTTOMLEFT,
-            )
-            provs.append(ProvenanceItem(page_no=page_no, bbox=box, charspan=(0, len(text))))
+        spans = line_spans([ln.text for ln in lines], text)
+        seen_flat: set[int] = set()
+        for line, span in zip(lines, spans, strict=True):
+            frame = self.frames.get(line.page_no)
+            if frame is None:
+                if line.page_no in seen_flat:
+                    continue
+                seen_flat.add(line.page_no)
+                left = bottom = right = top = 0.0
+                span = (0, len(text))
+            else:
+                left, bottom, right, top = line_box(frame, line)
+            box = BoundingBox(l=left, t=top, r=right, b=bottom, coord_origin=CoordOrigin.BOTTOMLEFT)
+            provs.append(ProvenanceItem(page_no=line.page_no, bbox=box, charspan=span))
         return provs
 
     def add(self, kind: str, lines: list[Line], text: str, level: int = 1) -> None:

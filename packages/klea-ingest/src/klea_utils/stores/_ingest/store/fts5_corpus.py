@@ -16,7 +16,10 @@ an older klea-ingest (a sidecar without a file list) is rebuilt.
 :func:`klea_utils.stores.retrieval.fts5_index.open_fts5_store`): ``None`` follows the
 existing index and builds a new one with FTS5's Porter stemmer
 (:data:`NEW_INDEX_STEMMING`), ``True`` or ``False`` chooses.
-An explicit choice that an existing index was not built with is applied by
+``multiscript`` chooses the same way whether the index segments Chinese, Japanese,
+Korean, Thai and Arabic-script text: ``None`` follows the existing index and builds a new
+one multiscript (:data:`NEW_INDEX_MULTISCRIPT`). An explicit stemming or multiscript
+choice that an existing index was not built with is applied by
 :meth:`Fts5IndexWriter.finish`, which re-tokenizes the stored chunks, so the index never
 stays refusing queries. ``finish`` also tags an index built before a facet key joined
 :data:`~klea_utils.stores.retrieval.fts5_index.FTS5_FACET_KEYS` (``tags`` and
@@ -50,6 +53,12 @@ NEW_INDEX_STEMMING = True
 "inhibits" finds "inhibition". It lifts the ``fts5:`` leg on the development papers'
 questions from 31 to 33 of 36 answers in the top 3 and BM25 on SciFact, Cranfield and
 CISI alike (``docs/benchmarks-quality.md``)."""
+
+NEW_INDEX_MULTISCRIPT = True
+"""Whether a new index finds words in Chinese, Japanese, Korean, Thai and Arabic-script
+chunks (:class:`sci_etl_core.search.multiscript.MultiscriptTokenizer`, issue 37). English
+chunks index exactly the words they did; an existing index keeps the segmentation it was
+built with (the file records it), so old indexes answer as before."""
 _log = logging.getLogger(__name__)
 
 
@@ -57,10 +66,17 @@ class Fts5IndexWriter:
     """Update the FTS5 index at ``path`` one file at a time (see the module docstring)."""
 
     def __init__(
-        self, path: Path, collection: str, *, force: bool, stemming: bool | None = None
+        self,
+        path: Path,
+        collection: str,
+        *,
+        force: bool,
+        stemming: bool | None = None,
+        multiscript: bool | None = None,
     ) -> None:
         self.path = Path(path)
         self.stemming = stemming
+        self.multiscript = multiscript
         self.sidecar = sidecar_path(self.path)
         self.manifest = StoreManifest(self.sidecar, collection, f"fts5:{self.path}")
         files = self._recorded_files(force)
@@ -69,8 +85,11 @@ class Fts5IndexWriter:
             self.manifest.save()
         else:
             self.manifest.files = files
-        if self.stemming is None and not self.path.exists():
-            self.stemming = NEW_INDEX_STEMMING
+        if not self.path.exists():
+            if self.multiscript is None:
+                self.multiscript = NEW_INDEX_MULTISCRIPT
+            if self.stemming is None:
+                self.stemming = NEW_INDEX_STEMMING
 
     def _recorded_files(self, force: bool) -> dict[str, ManifestEntry] | None:
         """The files the index holds, or ``None`` when it must be rebuilt from scratch."""
@@ -126,7 +145,11 @@ class Fts5IndexWriter:
             fts5_writer.delete_fts5_ids(self.path, stale)
         pairs = [(str(d.id), d) for d in docs]
         written = (
-            fts5_writer.write_fts5_chunks(self.path, pairs, stemming=self.stemming) if docs else 0
+            fts5_writer.write_fts5_chunks(
+                self.path, pairs, stemming=self.stemming, multiscript=self.multiscript
+            )
+            if docs
+            else 0
         )
         self.manifest.commit(file_name, file_hash, len(docs), digest)
         return written
@@ -151,18 +174,18 @@ class Fts5IndexWriter:
         return len(ids)
 
     def finish(self) -> bool:
-        """Apply an explicit ``stemming`` the index was not built with; ``True`` if it did.
+        """Apply an explicit ``stemming`` or ``multiscript`` the index was not built with.
 
         The stored chunks are re-tokenized in place (``rebuild_index``), nothing is
-        re-read from the sources. Nothing happens when ``stemming`` is ``None`` or no
-        index file exists.
+        re-read from the sources; ``True`` if it did. Nothing happens when both are
+        ``None`` or no index file exists.
         """
         if not self.path.exists():
             return False
         self._tag_new_facet_keys()
-        if self.stemming is None:
+        if self.stemming is None and self.multiscript is None:
             return False
-        return asyncio.run(self._apply_stemming(self.stemming))
+        return asyncio.run(self._apply_tokenizer())
 
     def _tag_new_facet_keys(self) -> None:
         """Tag the index for the facet keys it was built without (from stored metadata)."""
@@ -182,17 +205,21 @@ class Fts5IndexWriter:
         finally:
             await store.aclose()
 
-    async def _apply_stemming(self, stemming: bool) -> bool:
-        store = open_fts5_store(self.path, stemming=stemming)
+    async def _apply_tokenizer(self) -> bool:
+        store = open_fts5_store(self.path, stemming=self.stemming, multiscript=self.multiscript)
         try:
-            await store.count()  # opens the file: ``stemming`` is then the file's tokenizer
-            if store.stemming == stemming:
+            await store.count()  # opens the file: its properties are then the file's choices
+            changes = [
+                f"{'with' if wanted else 'without'} {name}"
+                for name, wanted, built in (
+                    ("stemming", self.stemming, store.stemming),
+                    ("multiscript", self.multiscript, store.multiscript),
+                )
+                if wanted is not None and wanted != built
+            ]
+            if not changes:
                 return False
-            _log.info(
-                "%s: re-tokenizing the FTS5 index %s stemming",
-                self.path,
-                "with" if stemming else "without",
-            )
+            _log.info("%s: re-tokenizing the FTS5 index %s", self.path, " and ".join(changes))
             await store.rebuild_index()
             return True
         finally:

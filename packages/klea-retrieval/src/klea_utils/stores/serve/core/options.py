@@ -74,3 +74,6 @@ class ServeOptions:
     """Token budget of a widened passage."""
     limits: ServeLimits = field(default_factory=ServeLimits)
     """What one request may ask: body size, query length, list lengths, concurrency."""
+    papers: Path | None = None
+    """The folder the stores were built from: page images and the original files of its
+    papers are served from it (``None``: they answer 404)."""

@@ -28,7 +28,8 @@ Grouping = Literal["passage", "paper"]
 
 
 class SearchFilters(BaseModel):
-    """Facet filters of a search: a year range and values of author, journal, tag, collection."""
+    """Facet filters of a search: a year range and values of author, journal, tag, collection,
+    language."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -39,6 +40,9 @@ class SearchFilters(BaseModel):
     tags: tuple[str, ...] = Field(default=(), description="Any of these tags/keywords.")
     collections: tuple[str, ...] = Field(
         default=(), description="Any of these collections (a Zotero library's)."
+    )
+    languages: tuple[str, ...] = Field(
+        default=(), description="Any of these chunk languages (ISO 639-1 codes, e.g. zh, fa)."
     )
 
 

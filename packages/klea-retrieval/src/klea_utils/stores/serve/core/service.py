@@ -16,19 +16,27 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from klea_utils.stores.serve.core.options import ServeOptions
     from klea_utils.stores.serve.core.params import SearchParams
     from pydantic import BaseModel
 
-__all__ = ["DocumentNotFoundError", "Service"]
+__all__ = ["DocumentNotFoundError", "PaperFileChangedError", "Service"]
 
 
 class DocumentNotFoundError(LookupError):
     """No paper with the requested file name is in the library."""
 
 
+class PaperFileChangedError(ValueError):
+    """The paper's file in the papers folder differs from the one the stores were built
+    from (answered 409)."""
+
+
 class Service(Protocol):
-    """retrieve, search, graph, get_document, facets and health over the served stores."""
+    """retrieve, search, graph, get_document, citations, facets and health over the served
+    stores."""
 
     @property
     def options(self) -> ServeOptions:
@@ -73,8 +81,37 @@ class Service(Protocol):
     async def graph(self, record_ids: Sequence[str]) -> dict[str, Any]:
         """Edges by meaning between search results (empty without a vector memory)."""
 
+    async def page_image(
+        self, file_name: str, page: int, *, chunk: str | None = None, dpi: int = 150
+    ) -> bytes:
+        """Page ``page`` of a paper's PDF as PNG, the passage ``chunk``'s regions framed.
+
+        Raises:
+            LookupError: No such paper, passage or page, or its file is not in the papers
+                folder (or none was given).
+            PaperFileChangedError: The file changed since the stores were built.
+            ValueError: ``dpi`` out of range.
+        """
+
+    async def paper_file(self, file_name: str) -> Path:
+        """The paper's original file in the papers folder, checked against its stored hash.
+
+        Raises:
+            LookupError: No such paper, or its file is not in the papers folder.
+            PaperFileChangedError: The file changed since the stores were built.
+        """
+
     async def get_document(self, file_name: str) -> dict[str, Any]:
         """A paper's metadata and its passages in order.
+
+        Raises:
+            DocumentNotFoundError: When the library has no such file.
+        """
+
+    async def citations(self, file_name: str) -> dict[str, Any]:
+        """A paper's ``references`` (each with ``target``, the stored file it links to, or
+        ``None``) and ``cited_by`` (the stored papers citing it, with their sentences);
+        both empty when the stores have no citation-links file.
 
         Raises:
             DocumentNotFoundError: When the library has no such file.

@@ -1,6 +1,7 @@
 """The HTTP side of ``klea-serve``: the JSON API, its OpenAPI docs, the page, and MCP.
 
-- ``/api/retrieve``, ``/api/search``, ``/api/documents/{file_name}``, ``/api/facets``,
+- ``/api/retrieve``, ``/api/search``, ``/api/documents/{file_name}``,
+  ``/api/papers/{file_name}/citations``, ``/api/facets``,
   ``/api/graph`` and ``/api/health``: the service's operations as JSON. Bad input is a
   4xx whose ``detail`` says what was wrong (422 for parameters that fail validation or
   pass a limit of :class:`~klea_utils.stores.serve.core.options.ServeLimits`, 413 for a body
@@ -41,6 +42,7 @@ from klea_utils.stores.serve.http.access import AccessPolicy
 from klea_utils.stores.serve.http.guard import protect
 from klea_utils.stores.serve.http.mcp_route import MCP_PATH, LazyMcpRoute
 from klea_utils.stores.serve.http.openapi import answers, docs_page, with_bearer, with_filter_schema
+from klea_utils.stores.serve.http.paper_routes import add_paper_routes
 from klea_utils.stores.serve.http.search_query import search_params, search_query_model
 from klea_utils.stores.serve.lifecycle.reload import LiveService
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -222,13 +224,32 @@ def build_app(
         except DocumentNotFoundError as exc:
             raise HTTPException(status_code=404, detail=str(exc)) from exc
 
+    add_paper_routes(app, service, limits)
+
+    @app.get(
+        "/api/papers/{file_name}/citations",
+        summary="A paper's references and the papers citing it",
+        responses=answers(404),
+    )
+    async def citations(
+        file_name: Annotated[str, Path(max_length=limits.max_item_chars)],
+    ) -> dict[str, Any]:
+        """``references`` (label, text, title, authors, year, doi, arxiv, and ``target``:
+        the stored file it links to, or null) and ``cited_by`` (file_name, title and the
+        citing sentences of each stored paper citing it); both empty when the stores have
+        no citation-links file."""
+        try:
+            return await service.citations(file_name)
+        except DocumentNotFoundError as exc:
+            raise HTTPException(status_code=404, detail=str(exc)) from exc
+
     @app.get(
         "/api/facets",
         summary="Papers per year, author, journal, tag, collection",
     )
     async def facets(
         key: Annotated[
-            list[Literal["year", "author", "journal", "tag", "collection"]] | None,
+            list[Literal["year", "author", "journal", "tag", "collection", "language"]] | None,
             Query(max_length=limits.max_list_items),
         ] = None,
         q: Annotated[str | None, Query(max_length=limits.max_query_chars)] = None,

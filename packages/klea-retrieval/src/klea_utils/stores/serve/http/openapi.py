@@ -49,7 +49,9 @@ _MEANINGS = {
     "body that is not UTF-8.",
     401: "The server needs its token: Authorization: Bearer <token>.",
     403: "The request's Origin is another site's, which --cors-origin does not name.",
-    404: "No such paper, or no search index served.",
+    404: "No such paper, passage or page, no search index served, or the paper's file is "
+    "not in the papers folder (or none was given).",
+    409: "The paper's file changed since the stores were built.",
     413: "The request body is over the server's limit.",
     500: "The server failed; the request id names it in the log.",
     503: "A store cannot be read, the stores failed to load, or the server is busy.",

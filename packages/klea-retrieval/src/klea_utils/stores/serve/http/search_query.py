@@ -28,6 +28,7 @@ QUERY_NAMES = {
     "journals": "journal",
     "tags": "tag",
     "collections": "collection",
+    "languages": "language",
 }
 """Query-string names of the fields whose name differs there."""
 

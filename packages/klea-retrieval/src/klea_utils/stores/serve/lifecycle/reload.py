@@ -31,6 +31,7 @@ from klea_utils.stores.serve.core.service import Service
 from klea_utils.stores.serve.lifecycle.startup import StartingService
 from klea_utils.stores.serve.operations.klea_service import KleaService
 from klea_utils.stores.serve.operations.opening import open_service
+from klea_utils.stores.serve.papers.citations import citation_paths
 from pydantic import BaseModel
 
 __all__ = ["LiveService", "store_files"]
@@ -48,7 +49,7 @@ def store_files(options: ServeOptions, config_file: Path | None = None) -> list[
 
     The stores configuration, each BM25 corpus and ``fts5:`` index with its sidecar
     manifest, each Chroma store's ``chroma.sqlite3``, the search index and the vector
-    memory. Server stores (Qdrant, PGVector) have no file to
+    memory, and each domain's citation-links file. Server stores (Qdrant, PGVector) have no file to
     watch: ``POST /api/reload`` reopens them.
     """
     files = [config_file] if config_file is not None else []
@@ -61,6 +62,7 @@ def store_files(options: ServeOptions, config_file: Path | None = None) -> list[
             if scheme == "chroma":
                 files.append(Path(location).expanduser() / "chroma.sqlite3")
     files += [p for p in (options.fts5_index, options.vectors) if p is not None]
+    files += citation_paths(options.config)
     return list(dict.fromkeys(files))
 
 
@@ -219,6 +221,23 @@ class LiveService:
         """:meth:`KleaService.get_document` on the current service."""
         with self._request() as service:
             return await service.get_document(file_name)
+
+    async def page_image(
+        self, file_name: str, page: int, *, chunk: str | None = None, dpi: int = 150
+    ) -> bytes:
+        """:meth:`KleaService.page_image` on the current service."""
+        with self._request() as service:
+            return await service.page_image(file_name, page, chunk=chunk, dpi=dpi)
+
+    async def paper_file(self, file_name: str) -> Path:
+        """:meth:`KleaService.paper_file` on the current service."""
+        with self._request() as service:
+            return await service.paper_file(file_name)
+
+    async def citations(self, file_name: str) -> dict[str, Any]:
+        """:meth:`KleaService.citations` on the current service."""
+        with self._request() as service:
+            return await service.citations(file_name)
 
     async def facets(
         self, keys: Sequence[str] | None = None, query: str | None = None

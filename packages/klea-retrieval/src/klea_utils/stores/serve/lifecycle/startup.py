@@ -21,6 +21,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from klea_utils.stores.exceptions import ServeStartupError
@@ -180,6 +181,20 @@ class StartingService:
     async def get_document(self, file_name: str) -> dict[str, Any]:
         """:meth:`KleaService.get_document`, once the stores are open."""
         return await (await self.ready()).get_document(file_name)
+
+    async def page_image(
+        self, file_name: str, page: int, *, chunk: str | None = None, dpi: int = 150
+    ) -> bytes:
+        """:meth:`KleaService.page_image`, once the stores are open."""
+        return await (await self.ready()).page_image(file_name, page, chunk=chunk, dpi=dpi)
+
+    async def paper_file(self, file_name: str) -> Path:
+        """:meth:`KleaService.paper_file`, once the stores are open."""
+        return await (await self.ready()).paper_file(file_name)
+
+    async def citations(self, file_name: str) -> dict[str, Any]:
+        """:meth:`KleaService.citations`, once the stores are open."""
+        return await (await self.ready()).citations(file_name)
 
     async def facets(
         self, keys: Sequence[str] | None = None, query: str | None = None

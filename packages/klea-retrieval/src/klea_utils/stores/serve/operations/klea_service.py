@@ -13,6 +13,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from klea_utils.stores.pipeline import KleaPipeline
@@ -21,7 +22,9 @@ from klea_utils.stores.serve.core.params import MAX_K, SearchParams
 from klea_utils.stores.serve.core.public_errors import public_text
 from klea_utils.stores.serve.core.retrieve_filter import metadata_filter, query_schema
 from klea_utils.stores.serve.core.service import DocumentNotFoundError
+from klea_utils.stores.serve.operations.paper_pages import PaperPages
 from klea_utils.stores.serve.papers.catalogue import PaperCatalogue
+from klea_utils.stores.serve.papers.citations import CitationFiles, citation_paths
 from klea_utils.stores.serve.papers.paper import FACET_KEYS, check_facet_keys, display_metadata
 from klea_utils.stores.serve.search.backend import SearchBackend
 from klea_utils.stores.serve.search.grouping import group_by_paper, passages_to_fetch
@@ -53,13 +56,16 @@ class KleaService:
         pipeline: KleaPipeline,
         catalogue: PaperCatalogue,
         search: SearchBackend | None,
+        citations: CitationFiles | None = None,
     ) -> None:
         self.options = options
         self.pipeline = pipeline
         self.catalogue = catalogue
         self.search_backend = search
+        self.citation_files = citations or CitationFiles(citation_paths(options.config))
         self.started = time.time()
         self.query_schema: type[BaseModel] = query_schema(options.config)
+        self.pages = PaperPages(catalogue, options.papers)
 
     # -- retrieve ----------------------------------------------------------------------
 
@@ -174,13 +180,38 @@ class KleaService:
             "passages": [
                 {
                     "id": d.id,
-                    "headings": display_metadata(d.metadata)["headings"],
-                    "pages": display_metadata(d.metadata)["pages"],
+                    **{k: shown[k] for k in ("headings", "pages", "page_label", "regions")},
                     "text": d.page_content,
                 }
                 for d in paper.passages
+                for shown in (display_metadata(d.metadata),)
             ],
         }
+
+    async def page_image(
+        self, file_name: str, page: int, *, chunk: str | None = None, dpi: int = 150
+    ) -> bytes:
+        """Page ``page`` of a paper's PDF as PNG, the passage ``chunk``'s regions framed
+        (:class:`~klea_utils.stores.serve.operations.paper_pages.PaperPages`)."""
+        return await self.pages.image(file_name, page, chunk=chunk, dpi=dpi)
+
+    async def paper_file(self, file_name: str) -> Path:
+        """The paper's original file in the papers folder, checked against its hash."""
+        return await self.pages.file(file_name)
+
+    async def citations(self, file_name: str) -> dict[str, Any]:
+        """A paper's references and the stored papers citing it, from the links files.
+
+        Raises:
+            DocumentNotFoundError: When the library has no such file.
+            CitationsFileError: A configured links file is malformed.
+        """
+        counts = await asyncio.to_thread(self.catalogue.passage_counts)
+        if file_name not in counts:
+            raise DocumentNotFoundError(
+                f"no paper {file_name!r} in the library (GET /api/facets counts its papers)"
+            )
+        return await asyncio.to_thread(self.citation_files.of, file_name)
 
     async def facets(
         self, keys: Sequence[str] | None = None, query: str | None = None

@@ -1,7 +1,8 @@
 """One paper as klea-serve shows it: its display fields, facet values and passages.
 
 :func:`display_metadata` picks what a person or an agent reads about a passage (display
-names only, pages, tags, collections, citation key) from a chunk's metadata; a
+names only, pages, the passage's boxes on them, tags, collections, citation key) from a
+chunk's metadata; a
 :class:`Paper` is one source file's metadata and passages; :data:`FACET_KEYS` are the
 facets the service counts, one count per paper holding the value.
 """
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from klea_utils.stores._retrieval.regions import regions_of
 from klea_utils.stores.utils import display_person_names
 from langchain_core.documents import Document
 
@@ -23,10 +25,12 @@ __all__ = [
     "facet_values",
 ]
 
-FACET_KEYS = ("year", "author", "journal", "tag", "collection")
+FACET_KEYS = ("year", "author", "journal", "tag", "collection", "language")
 """Facets the service counts: one count per paper holding the value. ``tag`` counts a
 paper's ``keywords`` and ``tags`` (a reference manager's tags), ``collection`` its
-``collections`` (a Zotero library's)."""
+``collections`` (a Zotero library's), ``language`` the ``language`` klea-ingest records
+for each chunk (a paper's is that of the chunk its metadata is read from; ``und``, not
+told, is not counted)."""
 
 _TAG_KEYS = ("keywords", "tags")
 
@@ -73,6 +77,19 @@ def _pages(metadata: dict[str, Any]) -> list[int]:
     return []
 
 
+def _page_label(metadata: dict[str, Any]) -> str | None:
+    """The number printed on the passage's page(s) (``"1234"``), ``None`` when unknown."""
+    label = metadata.get("page_label")
+    if not isinstance(label, str) or not label.strip():
+        return None
+    return " ".join(label.split())[:40]
+
+
+def _language(metadata: dict[str, Any]) -> str | None:
+    language = metadata.get("language")
+    return language if isinstance(language, str) and language and language != "und" else None
+
+
 def display_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
     """The fields a person or an agent reads about a passage (display names only)."""
     year = metadata.get("year")
@@ -85,9 +102,12 @@ def display_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
         "doi": metadata.get("doi"),
         "headings": [h for h in metadata.get("headings") or [] if isinstance(h, str)],
         "pages": _pages(metadata),
+        "page_label": _page_label(metadata),
+        "regions": regions_of(metadata),
         "tags": _tags(metadata),
         "collections": _values(metadata, "collections"),
         "citekey": _citekey(metadata),
+        "language": _language(metadata),
     }
 
 
@@ -101,6 +121,8 @@ def facet_values(shown: dict[str, Any], key: str) -> list[str]:
         return [shown["journal"]] if isinstance(shown["journal"], str) else []
     if key == "collection":
         return list(shown["collections"])
+    if key == "language":
+        return [shown["language"]] if isinstance(shown.get("language"), str) else []
     return list(shown["tags"])
 
 

@@ -29,22 +29,51 @@ from sci_etl_core.search import (
     reads_as_question,
 )
 from sci_etl_core.search import question_query as search_question_query
+from sci_etl_core.search.multiscript import MultiscriptTokenizer
+from sci_etl_core.search.questions import question_words
 from sci_etl_core.search.store_sqlite_fts5 import AsyncSqliteFts5Store, built_facet_keys
 
-__all__ = ["SearchBackend", "chips", "question_query", "store_filters"]
+__all__ = ["SearchBackend", "any_words_query", "chips", "question_query", "store_filters"]
+
+_MULTISCRIPT = MultiscriptTokenizer()
+_QUESTION_WORDS = 3  # as reads_as_question counts them
 
 
-def question_query(text: str) -> str | None:
+def question_query(text: str, *, multiscript: bool = False) -> str | None:
     """The OR of a plain question's content words, or ``None`` when ``text`` uses syntax.
 
     A text of three or more words without quotes, brackets, field scopes, prefixes,
     signs or upper-case operators reads as a question
     (:func:`sci_etl_core.search.reads_as_question`); its query is
     :func:`sci_etl_core.search.question_query` with the stop words of the lexical legs.
+
+    With ``multiscript`` (the index is multiscript) the words are those of
+    :class:`~sci_etl_core.search.multiscript.MultiscriptTokenizer`, so a Chinese or
+    Japanese question typed without spaces (one ``unicode61`` word) reads as a question
+    of its bigrams and is searched as their OR; an English question gives the same
+    query as without it.
     """
+    if multiscript and reads_as_question(text, min_words=1):
+        if reads_as_question(text) or len(_MULTISCRIPT.words(text)) >= _QUESTION_WORDS:
+            return any_words_query(text, multiscript=True)
+        return None
     if not reads_as_question(text):
         return None
     return search_question_query(text, stop_words=LEXICAL_STOPWORDS) or None
+
+
+def any_words_query(text: str, *, multiscript: bool = False) -> str | None:
+    """The OR of the content words of any ``text`` (``any_words=True``), or ``None``."""
+    if multiscript:
+        words = _multiscript_words(text)
+        return " OR ".join(f'"{w}"' for w in words) or None
+    return search_question_query(text, stop_words=LEXICAL_STOPWORDS) or None
+
+
+def _multiscript_words(text: str) -> list[str]:
+    """The distinct multiscript words of the content words of ``text``, in order."""
+    words = question_words(text, stop_words=LEXICAL_STOPWORDS)
+    return list(dict.fromkeys(w for word in words for w in _MULTISCRIPT.words(word)))
 
 
 def store_filters(filters: SearchFilters, facet_keys: frozenset[str]) -> list[SearchFilter]:
@@ -61,6 +90,7 @@ def store_filters(filters: SearchFilters, facet_keys: frozenset[str]) -> list[Se
         ("authors", filters.authors),
         ("journal", filters.journals),
         ("collections", filters.collections),
+        ("language", filters.languages),
     ):
         if values:
             wanted.append((key, MetadataFilter(key, frozenset(values))))
@@ -150,6 +180,7 @@ class SearchBackend:
         self.index_path = index
         keys = built_facet_keys(index) or ()
         self.text_store = AsyncSqliteFts5Store(index, facet_keys=keys)
+        self._opened = False
         self.vectors: Any | None = None
         self.edges: Any | None = None
         self._owns_vectors = memory is None
@@ -167,6 +198,13 @@ class SearchBackend:
             else:
                 self.edges = EmbeddingEdgeSource(embedder, memory, self.text_store)
         self.searcher = AsyncHybridSearcher(self.text_store, finder)
+
+    async def _multiscript(self) -> bool:
+        """Whether the index is multiscript, as its file records (opened once to read it)."""
+        if not self._opened:
+            await self.text_store.count()
+            self._opened = True
+        return self.text_store.multiscript
 
     @property
     def facet_keys(self) -> frozenset[str]:
@@ -194,9 +232,12 @@ class SearchBackend:
         query, any_words = params.query, params.any_words
         mode = params.mode or self.default_mode
         filters = store_filters(params.filters, self.facet_keys)
-        rewritten = question_query(query) if any_words is not False else None
+        multiscript = await self._multiscript()
+        rewritten = (
+            question_query(query, multiscript=multiscript) if any_words is not False else None
+        )
         if any_words and rewritten is None:
-            rewritten = search_question_query(query, stop_words=LEXICAL_STOPWORDS) or None
+            rewritten = any_words_query(query, multiscript=multiscript)
         effective = rewritten or query
         out: dict[str, Any] = {
             "query": query,
@@ -228,7 +269,7 @@ class SearchBackend:
         Raises:
             SearchQueryError: When the query is malformed.
         """
-        effective = question_query(query) or query
+        effective = question_query(query, multiscript=await self._multiscript()) or query
         ids = await self.text_store.filter_ids(parse_query(effective))
         docs = await self.text_store.get_documents(sorted(ids)[: max(limit, 1)])
         return [str(d.metadata.get("file_name") or rid) for rid, d in docs.items()]

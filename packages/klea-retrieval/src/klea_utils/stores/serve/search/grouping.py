@@ -20,7 +20,16 @@ SHOWN_AUTHORS = 3
 PASSAGES_PER_PAPER = 3
 """Best passages a paper card shows."""
 
-_PASSAGE_KEYS = ("record_id", "headings", "pages", "score", "lexical_rank", "semantic_rank")
+_PASSAGE_KEYS = (
+    "record_id",
+    "headings",
+    "pages",
+    "page_label",
+    "regions",
+    "score",
+    "lexical_rank",
+    "semantic_rank",
+)
 
 
 def passages_to_fetch(papers: int) -> int:

@@ -1,5 +1,5 @@
 // klea-serve search page: vanilla JS over the JSON API (/api/search, /api/facets,
-// /api/documents, /api/graph). State lives in the URL (?q=&mode=&year_from=...), so
+// /api/documents, /api/papers/{file}/citations, /api/papers/.../pages/N.png, /api/graph). State lives in the URL (?q=&mode=&year_from=...), so
 // back/forward and shared links work.
 "use strict";
 
@@ -15,8 +15,21 @@ const el = (tag, attrs = {}, ...children) => {
   return node;
 };
 
-const state = { q: "", mode: "", year_from: "", year_to: "", author: [], journal: [], tag: [], collection: [], doc: "" };
-const FACETS = ["author", "journal", "tag", "collection"];  // each a list in state and a search parameter
+const state = { q: "", mode: "", year_from: "", year_to: "", author: [], journal: [], tag: [], collection: [], language: [], doc: "" };
+const FACETS = ["author", "journal", "tag", "collection", "language"];  // each a list in state and a search parameter
+
+// A chunk's language is an ISO 639-1 code ("zh", "und" when unknown): shown by its name in
+// the reader's language, the code kept beside it so the URL parameter is recognisable.
+const LANGUAGE_NAMES = (() => {
+  try { return new Intl.DisplayNames([navigator.language, "en"], { type: "language" }); } catch (error) { return null; }
+})();
+function facetLabel(key, value) {
+  if (key !== "language") return value;
+  if (value === "und") return "Unknown (und)";
+  let name = null;
+  try { name = LANGUAGE_NAMES && LANGUAGE_NAMES.of(value); } catch (error) { /* not a language code */ }
+  return name && name !== value ? `${name} (${value})` : value;
+}
 
 function readUrl() {
   const p = new URLSearchParams(location.search);
@@ -200,7 +213,7 @@ function facetList(key, values, selected) {
       writeUrl();
       run();
     });
-    ul.append(el("li", {}, box, el("label", { for: id }, `${value} `, el("span", { class: "count" }, `(${count})`))));
+    ul.append(el("li", {}, box, el("label", { for: id }, `${facetLabel(key, value)} `, el("span", { class: "count" }, `(${count})`))));
   }
 }
 
@@ -299,6 +312,77 @@ async function run() {
   } else $("#graph-panel").hidden = true;
 }
 
+// The page of a passage, its lines framed: fetched (so the access token goes with it) and
+// shown as a data: URL, which the page's policy allows for images.
+function pageToggle(paper, passage) {
+  const page = passage.regions[0].page;
+  const figure = el("figure", { class: "page-view", hidden: "" });
+  const button = el("button", { type: "button", class: "show-page", "aria-expanded": "false" }, `Show page ${page}`);
+  button.addEventListener("click", async () => {
+    const open = button.getAttribute("aria-expanded") === "true";
+    button.setAttribute("aria-expanded", String(!open));
+    button.textContent = open ? `Show page ${page}` : `Hide page ${page}`;
+    figure.hidden = open;
+    if (open || figure.childElementCount) return;
+    const url = `/api/papers/${encodeURIComponent(paper.file)}/pages/${page}.png?chunk=${encodeURIComponent(passage.id)}`;
+    const response = await fetch(url);
+    if (!response.ok) {
+      const problem = await response.json().catch(() => ({}));
+      figure.append(el("figcaption", {}, problem.detail || `The page cannot be shown (${response.status})`));
+      return;
+    }
+    const data = await new Promise((resolve) => {
+      const reader = new FileReader();
+      reader.onload = () => resolve(reader.result);
+      response.blob().then((blob) => reader.readAsDataURL(blob));
+    });
+    figure.append(
+      el("img", { class: "page-image", src: data, alt: `Page ${page} of ${paper.title}, the passage framed in orange` }),
+      el("figcaption", {}, `Page ${page}${passage.page_label ? ` (printed ${passage.page_label})` : ""}: the passage is framed.`),
+    );
+  });
+  return el("div", {}, button, figure);
+}
+
+function paperLink(fileName, label) {
+  return el("a", { href: `?doc=${encodeURIComponent(fileName)}`,
+    onclick: (event) => { event.preventDefault(); openPaper(fileName); } }, label);
+}
+
+// The paper's place in the library: who cites it here (with the sentences), and its
+// references, those the library holds as links to them. Fetched after the passages show;
+// an answer for a paper no longer open is dropped.
+async function showCitations(fileName, citedBy, references) {
+  let found;
+  try {
+    found = await api(`/api/papers/${encodeURIComponent(fileName)}/citations`);
+  } catch (error) {
+    citedBy.append(el("p", { class: "help problem" }, `Citations unavailable: ${error.message}`));
+    return;
+  }
+  if (state.doc !== fileName) return;
+  if (found.cited_by.length) {
+    const citing = el("ul", { class: "cited-by" });
+    for (const paper of found.cited_by) {
+      const item = el("li", {}, paperLink(paper.file_name, paper.title || paper.file_name));
+      for (const sentence of paper.contexts) item.append(el("blockquote", {}, sentence));
+      citing.append(item);
+    }
+    citedBy.append(el("h3", {}, `Cited by, in this library (${found.cited_by.length})`), citing);
+  }
+  if (found.references.length) {
+    const inLibrary = found.references.filter((r) => r.target).length;
+    const list = el("ol", { class: "references" });
+    for (const ref of found.references) {
+      const item = el("li", {}, ref.label ? el("span", { class: "ref-label" }, `[${ref.label}] `) : "", ref.text);
+      if (ref.target) item.append(" ", el("span", { class: "in-library" }, "in your library: "), paperLink(ref.target, ref.target));
+      list.append(item);
+    }
+    const summary = `References (${found.references.length}, ${inLibrary} in this library)`;
+    references.append(el("details", { open: "" }, el("summary", {}, summary), list));
+  }
+}
+
 async function openPaper(fileName, push = true) {
   state.doc = fileName;
   if (push) writeUrl();
@@ -318,10 +402,17 @@ async function openPaper(fileName, push = true) {
   const list = el("ol", { class: "passages" });
   for (const passage of paper.passages) {
     const head = passage.headings.length ? passage.headings[passage.headings.length - 1] : "";
-    const pages = passage.pages.length ? ` (p. ${passage.pages.join(", ")})` : "";
-    list.append(el("li", {}, head || pages ? el("h3", {}, head + pages) : "", el("p", {}, passage.text)));
+    const printed = passage.page_label ? `, printed ${passage.page_label}` : "";
+    const pages = passage.pages.length ? ` (p. ${passage.pages.join(", ")}${printed})` : "";
+    const item = el("li", {}, head || pages ? el("h3", {}, head + pages) : "", el("p", {}, passage.text));
+    if (passage.regions && passage.regions.length) item.append(pageToggle(paper, passage));
+    list.append(item);
   }
-  body.append(list);
+  // cited by above the passages, the reference list after them, as in the paper
+  const citedBy = el("section", { class: "citations", "aria-label": "Cited by" });
+  const references = el("section", { class: "citations", "aria-label": "References" });
+  body.append(citedBy, list, references);
+  showCitations(fileName, citedBy, references);
   $("#results").hidden = true;
   $("#facets").hidden = true;
   $("#paper").hidden = false;
@@ -341,7 +432,7 @@ for (const id of ["#year-from", "#year-to"]) {
   });
 }
 $("#clear-filters").addEventListener("click", () => {
-  Object.assign(state, { year_from: "", year_to: "", author: [], journal: [], tag: [], collection: [] });
+  Object.assign(state, { year_from: "", year_to: "", author: [], journal: [], tag: [], collection: [], language: [] });
   writeUrl(); run();
 });
 $("#back").addEventListener("click", () => { state.doc = ""; writeUrl(); run(); $("#results").focus(); });

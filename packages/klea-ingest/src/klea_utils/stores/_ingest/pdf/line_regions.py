@@ -1,0 +1,52 @@
+"""Where a line of a rebuilt PDF item sits: its box in user space and its span of the text.
+
+The structure builder (:mod:`klea_utils.stores._ingest.pdf.pdf_structure`) gives every item
+one provenance per line it was built from, so a chunk can name the boxes its text comes
+from (the chunk's ``regions``). Line boxes are measured in the page's reading frame
+(:mod:`klea_utils.stores._ingest.pdf.pdf_frames`, top-left origin, the page turned so its
+text runs left to right); :func:`line_box` maps one back to the page's user space as
+pdfium reports character boxes (bottom-left origin, before ``/Rotate``).
+:func:`line_spans` finds each line's characters in the item's joined text, so a chunk
+that holds only part of a long paragraph can keep only the lines of its part.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from klea_utils.stores._ingest.pdf.pdf_frames import Frame
+    from klea_utils.stores._ingest.pdf.pdf_lines import Line
+
+__all__ = ["line_box", "line_spans"]
+
+
+def line_box(frame: Frame, line: Line) -> tuple[float, float, float, float]:
+    """``(left, bottom, right, top)`` of ``line`` in user space (points, bottom-left origin)."""
+    ax, ay = frame.user(line.x0, line.top)
+    bx, by = frame.user(line.x1, line.bottom)
+    return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
+
+
+def line_spans(lines: list[str], text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each of ``lines`` in ``text``, the text joined from them.
+
+    Joining drops hyphenation marks, collapses blanks and may rewrite a line (a run-in
+    heading cut off its first line), so each line is found by its first word at or after
+    the end of the line before; a line not found starts where the one before ended. Spans
+    are in order, never overlap, and the last one ends at the end of ``text``.
+    """
+    starts: list[int] = []
+    cursor = 0
+    for line in lines:
+        words = line.split()
+        at = text.find(words[0].rstrip("\u00ad-"), cursor) if words else -1
+        if at < 0 or (starts and at - cursor > len(line) + 8):
+            at = cursor
+        starts.append(at)
+        cursor = min(len(text), at + max(1, len(" ".join(words)) - 2))
+    spans = []
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        spans.append((start, max(start, end)))
+    return spans

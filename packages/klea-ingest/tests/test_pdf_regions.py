@@ -1,0 +1,319 @@
+"""Every PDF chunk is pinned to its boxes on the page (issue 36).
+
+The proof: the text that pdfium finds inside a chunk's ``regions``
+(``PdfTextPage.get_text_bounded``) holds at least 95% of the chunk's words, on a
+development paper, a two-column paper and a rotated page of real PDFs; on OCRed pages
+tesseract's boxes, mapped from image pixels to PDF points with the page's ``/Rotate`` (and
+OSD's turn) undone, frame the words of the page's own text layer; a scanned page's regions
+hold its OCR text and lie on the page; every development question's answer lies inside
+the regions of the chunk that holds it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pypdfium2 as pdfium
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from klea_utils.stores._ingest.chunking.chunk_regions import chunk_regions, piece_span
+from klea_utils.stores._ingest.chunking.chunking import CHUNKING_VERSION, MINILM_MAX_TOKENS, Chunker
+from klea_utils.stores._ingest.pdf.line_regions import line_box, line_spans
+from klea_utils.stores._ingest.pdf.ocr import ocr_page_lines
+from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
+from klea_utils.stores._ingest.pdf.region_check import (
+    ocr_text_inside,
+    region_text,
+    words_inside_share,
+)
+from klea_utils.stores.packaged_minilm import packaged_minilm_path
+from langchain_core.documents import Document
+from realpapers import DATA, WILD, needs_data, needs_tesseract, needs_wild
+from reportlab.pdfgen import canvas
+
+pytestmark = pytest.mark.timeout(600)
+
+MIN_SHARE = 0.95
+
+
+@cache
+def _chunker() -> Chunker:
+    return Chunker(
+        max_tokens=MINILM_MAX_TOKENS,
+        merge_peers=True,
+        tokenizer_model=str(packaged_minilm_path()),
+        logger=logging.getLogger("test"),
+    )
+
+
+@cache
+def _chunks(path: Path) -> tuple[list[Document], tuple[int, ...], Any]:
+    document, recovery = convert_pdf_offline(path, do_ocr=True)
+    docs = _chunker().chunk(document, file_name=path.name, file_hash="h")
+    return docs, tuple(recovery.ocr), document
+
+
+@pytest.fixture
+def open_pdf() -> Iterator[Any]:
+    opened: list[Any] = []
+
+    def open_(path: Path) -> Any:
+        opened.append(pdfium.PdfDocument(str(path)))
+        return opened[-1]
+
+    yield open_
+    for pdf in opened:
+        pdf.close()
+
+
+def _shares(path: Path, pdf: Any) -> list[tuple[float, int, Document]]:
+    docs, _, _ = _chunks(path)
+    out = []
+    for doc in docs:
+        regions = doc.metadata["regions"]
+        share = words_inside_share(
+            doc.page_content, region_text(pdf, regions), doc.metadata["headings"]
+        )
+        out.append((share, len(doc.page_content.split()), doc))
+    return out
+
+
+def _file_share(shares: list[tuple[float, int, Document]]) -> float:
+    return sum(share * words for share, words, _ in shares) / sum(w for _, w, _ in shares)
+
+
+# -- real PDFs with a text layer --------------------------------------------------------------
+
+
+@needs_data
+@needs_wild
+@pytest.mark.parametrize(
+    ("data_set", "name"),
+    [
+        ("dev", "9802040_quantum-vs-classical.pdf"),  # a development paper
+        ("wild", "cermine__test2.pdf"),  # two columns
+        ("wild", "pdfplumber__senate-expenditures.pdf"),  # /Rotate 90, a landscape table
+    ],
+)
+def test_the_words_of_every_chunk_lie_inside_its_regions(
+    data_set: str, name: str, open_pdf: Any
+) -> None:
+    folder = DATA if data_set == "dev" else WILD
+    assert folder is not None
+    path = folder / name
+    pdf = open_pdf(path)
+    shares = _shares(path, pdf)
+    assert shares
+    for share, _, doc in shares:
+        regions = doc.metadata["regions"]
+        assert regions, doc.page_content[:80]
+        pages = {r["page"] for r in regions}
+        assert min(pages) == doc.metadata["page_start"]
+        assert max(pages) == doc.metadata["page_end"]
+        for region in regions:
+            left, bottom, right, top = region["bbox"]
+            box = pdf[region["page"] - 1].get_bbox()
+            assert box[0] - 1 <= left < right <= box[2] + 1
+            assert box[1] - 1 <= bottom < top <= box[3] + 1
+        assert share >= 0.9, (share, doc.page_content[:120])
+    assert _file_share(shares) >= MIN_SHARE
+
+
+@needs_data
+def test_a_chunk_crossing_a_page_has_boxes_on_both_pages_in_reading_order() -> None:
+    assert DATA is not None
+    docs, _, _ = _chunks(DATA / "9802040_quantum-vs-classical.pdf")
+    crossing = [d for d in docs if d.metadata["page_start"] < d.metadata["page_end"]]
+    assert crossing
+    for doc in crossing:
+        pages = [r["page"] for r in doc.metadata["regions"]]
+        assert pages == sorted(pages)
+        assert {doc.metadata["page_start"], doc.metadata["page_end"]} <= set(pages)
+
+
+@needs_data
+def test_every_answer_lies_inside_the_regions_of_the_chunk_that_holds_it(open_pdf: Any) -> None:
+    assert DATA is not None
+    name = "9802040_quantum-vs-classical.pdf"
+    questions = [
+        json.loads(line)
+        for line in (DATA.parent / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip() and json.loads(line)["file"] == name
+    ]
+    assert questions
+    docs, _, _ = _chunks(DATA / name)
+    pdf = open_pdf(DATA / name)
+    for question in questions:
+        holding = [d for d in docs if question["answer"] in d.page_content]
+        assert holding, question["id"]
+        for doc in holding:
+            inside = region_text(pdf, doc.metadata["regions"])
+            assert words_inside_share(question["answer"], inside) == 1.0, question["id"]
+
+
+# -- OCR: tesseract's boxes mapped back to the page -------------------------------------------
+
+_OCR_BODY = [
+    "Regions pin every passage to the page",
+    "so a reader finds the sentence quickly",
+    "whatever the rotation of the scanned sheet",
+    "and the boxes come back in PDF points",
+    "measured from the bottom left corner",
+    "of the page before it is turned",
+]
+
+
+def _turned_page(path: Path, rotate: int, quarter: int) -> Path:
+    """A portrait page with a text layer, text drawn ``quarter`` turns round, then
+    ``/Rotate rotate`` set by pdfium (the page box stays portrait)."""
+    width, height = 612.0, 792.0
+    drawn = path.with_name("drawn.pdf")
+    c = canvas.Canvas(str(drawn), pagesize=(width, height))
+    c.translate(*[(0, 0), (width, 0), (width, height), (0, height)][quarter])
+    c.rotate(90 * quarter)
+    frame_h = height if quarter % 2 == 0 else width
+    c.setFont("Helvetica", 16)
+    for i, line in enumerate(_OCR_BODY):
+        c.drawString(60, frame_h - 120 - i * 28, line)
+    c.showPage()
+    c.save()
+    pdf = pdfium.PdfDocument(str(drawn))
+    try:
+        pdf[0].set_rotation(rotate)
+        pdf.save(str(path))
+    finally:
+        pdf.close()
+    return path
+
+
+@needs_tesseract
+@pytest.mark.parametrize(
+    ("rotate", "quarter"),
+    [
+        (0, 0),
+        (90, 1),  # a landscape page shown upright by /Rotate
+        (270, 3),
+        (0, 2),  # printed upside down: OSD turns the image before it is read
+    ],
+)
+def test_ocr_boxes_map_back_to_the_words_of_the_text_layer(
+    tmp_path: Path, rotate: int, quarter: int, open_pdf: Any
+) -> None:
+    path = _turned_page(tmp_path / "page.pdf", rotate, quarter)
+    pdf = open_pdf(path)
+    page = ocr_page_lines(pdf, 0, path)
+    assert page.frame is not None
+    assert page.frame.quarter == quarter  # /Rotate, and OSD's turn of an upside-down scan
+    assert page.lines
+    for line in page.lines:
+        left, bottom, right, top = line_box(page.frame, line)
+        regions = [{"page": 1, "bbox": [left, bottom, right, top]}]
+        assert words_inside_share(line.text, region_text(pdf, regions)) >= MIN_SHARE, line.text
+    ocr_text = " ".join(line.text for line in page.lines)
+    assert words_inside_share(" ".join(_OCR_BODY), ocr_text) >= MIN_SHARE  # it read the page
+
+
+@needs_wild
+@needs_tesseract
+def test_a_rotated_scan_has_regions_that_hold_its_ocr_text_on_the_page() -> None:
+    assert WILD is not None
+    path = WILD / "docling__ocr_test_rotated_90.pdf"
+    docs, ocr_pages, document = _chunks(path)
+    assert ocr_pages == (1,)
+    lines = [
+        (
+            item.text[prov.charspan[0] : prov.charspan[1]],
+            (prov.bbox.l, prov.bbox.b, prov.bbox.r, prov.bbox.t),
+        )
+        for item, _ in document.iterate_items()
+        if isinstance(getattr(item, "text", None), str)
+        for prov in item.prov
+    ]
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        page_box = pdf[0].get_bbox()
+    finally:
+        pdf.close()
+    assert docs
+    for doc in docs:
+        boxes = [tuple(r["bbox"]) for r in doc.metadata["regions"]]
+        assert boxes
+        for left, bottom, right, top in boxes:
+            assert page_box[0] - 1 <= left < right <= page_box[2] + 1
+            assert page_box[1] - 1 <= bottom < top <= page_box[3] + 1
+        inside = ocr_text_inside(lines, boxes)
+        assert words_inside_share(doc.page_content, inside, doc.metadata["headings"]) >= MIN_SHARE
+
+
+# -- the parts ---------------------------------------------------------------------------------
+
+
+def test_chunks_without_page_provenance_have_no_regions() -> None:
+    from docling_core.types.doc.document import DoclingDocument
+    from docling_core.types.doc.labels import DocItemLabel
+
+    document = DoclingDocument(name="notes")
+    document.add_text(label=DocItemLabel.TEXT, text="A Markdown paragraph has no page.")
+    (doc,) = _chunker().chunk(document, file_name="notes.md", file_hash="h")
+    assert "regions" not in doc.metadata
+
+
+def test_the_chunking_rules_version_counts_regions() -> None:
+    assert CHUNKING_VERSION >= 4  # caches written before regions are rebuilt
+
+
+_WORDS = st.lists(
+    st.sampled_from(["the", "cat", "sat", "on", "a", "mat", "ran", "off"]), min_size=1
+)
+
+
+@given(_WORDS, st.data())
+def test_a_piece_is_found_where_it_was_cut(words: list[str], data: st.DataObject) -> None:
+    whole = " ".join(words)
+    first = data.draw(st.integers(0, len(words) - 1))
+    last = data.draw(st.integers(first, len(words) - 1))
+    piece = " ".join(words[first : last + 1])
+    span = piece_span(piece, whole)
+    if span is None:
+        return  # the whole text, or a piece that cannot be told apart
+    start, end = span
+    assert whole[start:end].split() == piece.split()
+
+
+@given(st.lists(st.text(alphabet="abc -", min_size=1, max_size=12), min_size=1, max_size=8))
+def test_line_spans_are_ordered_and_cover_the_text(lines: list[str]) -> None:
+    text = " ".join(" ".join(line.split()) for line in lines)
+    spans = line_spans(lines, text)
+    assert len(spans) == len(lines)
+    assert spans[-1][1] == len(text)
+    for (a_start, a_end), (b_start, _) in itertools.pairwise(spans):
+        assert a_start <= a_end == b_start
+
+
+def test_a_cut_paragraph_keeps_the_boxes_of_its_own_lines() -> None:
+    from docling_core.types.doc.base import BoundingBox, CoordOrigin
+    from docling_core.types.doc.common.reference import ProvenanceItem
+
+    class Item:
+        text = "One two three four five six. Seven eight nine ten eleven twelve."
+        prov: ClassVar[list[Any]] = [
+            ProvenanceItem(
+                page_no=1,
+                bbox=BoundingBox(
+                    l=10, t=100 - 10 * i, r=200, b=92 - 10 * i, coord_origin=CoordOrigin.BOTTOMLEFT
+                ),
+                charspan=span,
+            )
+            for i, span in enumerate([(0, 28), (29, 65)])
+        ]
+
+    regions = chunk_regions([Item()], "Seven eight nine ten eleven twelve.")
+    assert regions == [{"page": 1, "bbox": [10.0, 82.0, 200.0, 90.0]}]
+    assert len(chunk_regions([Item()], Item.text)) == 2

@@ -1,0 +1,120 @@
+"""The fts5: BM25 leg over a multiscript index: questions typed in Chinese, Korean, Persian."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from klea_utils.stores.retrieval._fts5 import Fts5Bm25Index, fts5_query
+from klea_utils.stores.retrieval.fts5_index import write_fts5_chunks
+from langchain_core.documents import Document
+from sci_etl_core.search.query import Or, Term
+
+CHUNKS = {
+    "zh:0": "本文提出一种新的深度学习方法，用于医学图像分割，并在三个数据集上进行了评估。",
+    "zh:1": "我们还讨论了模型的计算成本和未来的研究方向。",
+    "ja:0": "東京大学の研究者たちは、新しい画像認識の手法を開発した。",
+    "ko:0": "이 연구는 의료 영상 분할을 위한 새로운 딥러닝 방법을 제안한다.",
+    "fa:0": "این پژوهش روش تازه‌ای برای یادگیری ماشین در پزشکی ارائه می‌دهد.",
+    "ar:0": "قدمت هذه الدراسة طريقة جديدة للتعلم الآلي في تحليل الصور الطبية.",
+    "en:0": "A new deep learning method for medical image segmentation.",
+}
+
+QUESTIONS = [
+    ("医学图像分割的方法", "zh:0"),
+    ("模型的计算成本", "zh:1"),
+    ("画像認識の手法", "ja:0"),
+    ("영상 분할 방법은", "ko:0"),
+    ("یادگیری ماشین در پزشکی", "fa:0"),
+    ("التعلم الآلي للصور الطبية", "ar:0"),
+    ("deep learning segmentation", "en:0"),
+]
+
+
+def write(path: Path, multiscript: bool) -> None:
+    pairs = [(cid, Document(page_content=text)) for cid, text in CHUNKS.items()]
+    assert write_fts5_chunks(path, pairs, multiscript=multiscript) == len(CHUNKS)
+
+
+@pytest.mark.parametrize(("question", "chunk"), QUESTIONS)
+def test_a_question_in_the_chunks_language_finds_it_first(
+    tmp_path: Path, question: str, chunk: str
+) -> None:
+    path = tmp_path / "m.sqlite"
+    write(path, multiscript=True)
+    index = Fts5Bm25Index(path)  # follows the file
+    try:
+        hits = index.search(question, 3)
+        assert hits
+        assert hits[0][0].id == chunk
+    finally:
+        index.close()
+
+
+def test_an_index_built_without_it_keeps_its_words(tmp_path: Path) -> None:
+    path = tmp_path / "plain.sqlite"
+    write(path, multiscript=False)
+    index = Fts5Bm25Index(path)
+    try:
+        assert index.search("医学图像分割的方法", 3) == []
+        assert [doc.id for doc, _ in index.search("deep learning segmentation", 3)] == ["en:0"]
+    finally:
+        index.close()
+
+
+def test_the_multiscript_query_is_the_or_of_the_tokenizers_words() -> None:
+    assert fts5_query("图像分割", multiscript=True) == Or(
+        (Term("图像", ("body",)), Term("像分", ("body",)), Term("分割", ("body",)))
+    )
+    assert fts5_query("What is the segmentation?", multiscript=True) == Term(
+        "segmentation", ("body",)
+    )
+    assert fts5_query("the", multiscript=True) == fts5_query("the")
+    assert fts5_query("?! ،", multiscript=True) is None
+
+
+async def test_klea_serve_answers_a_chinese_question_typed_without_spaces(tmp_path: Path) -> None:
+    from klea_utils.stores.retrieval.fts5_index import awrite_fts5_chunks
+    from klea_utils.stores.serve.core.params import SearchParams
+    from klea_utils.stores.serve.search.backend import SearchBackend
+
+    path = tmp_path / "m.sqlite"
+    pairs = [(cid, Document(page_content=text)) for cid, text in CHUNKS.items()]
+    await awrite_fts5_chunks(path, pairs, multiscript=True)
+    backend = SearchBackend(path, None, None)
+    try:
+        out = await backend.search(SearchParams(query="医学图像分割的方法"), passages=3)
+        assert out["error"] is None
+        assert out["hits"][0]["record_id"] == "zh:0"
+        marked = [s["text"][a:b] for s in out["hits"][0]["snippets"] for a, b in s["highlights"]]
+        assert "图像" in "".join(marked)
+        plain = await backend.search(SearchParams(query="deep learning segmentation"), passages=3)
+        assert plain["hits"][0]["record_id"] == "en:0"
+    finally:
+        await backend.aclose()
+
+
+async def test_klea_serve_filters_and_facets_by_the_chunks_language(tmp_path: Path) -> None:
+    from klea_utils.stores.retrieval.fts5_index import awrite_fts5_chunks
+    from klea_utils.stores.serve.core.params import SearchFilters, SearchParams
+    from klea_utils.stores.serve.papers.paper import display_metadata, facet_values
+    from klea_utils.stores.serve.search.backend import SearchBackend
+
+    path = tmp_path / "m.sqlite"
+    pairs = [
+        (cid, Document(page_content=text, metadata={"language": cid.split(":")[0]}))
+        for cid, text in CHUNKS.items()
+    ]
+    await awrite_fts5_chunks(path, pairs, multiscript=True)
+    backend = SearchBackend(path, None, None)
+    try:
+        assert "language" in backend.facet_keys
+        only = SearchFilters(languages=("en", "ko"))
+        out = await backend.search(SearchParams(query="方法 OR method", filters=only), passages=5)
+        assert [hit["record_id"] for hit in out["hits"]] == ["en:0"]
+        out = await backend.search(SearchParams(query="방법", filters=only), passages=5)
+        assert [hit["record_id"] for hit in out["hits"]] == ["ko:0"]
+    finally:
+        await backend.aclose()
+    assert facet_values(display_metadata({"language": "fa"}), "language") == ["fa"]
+    assert facet_values(display_metadata({"language": "und"}), "language") == []
