@@ -4,7 +4,8 @@
 corpus, an ``fts5:`` chunk index (also the search index), a Chroma collection and a
 sci-etl vector memory, the last two embedded with ``HashEmbeddings`` (FAKE vectors: the
 tests check plumbing, not ranking by meaning), and a stores configuration naming them.
-:class:`ServerThread` runs an ASGI app under uvicorn on a free loopback port.
+:class:`ServerThread` runs an ASGI app under uvicorn on a free loopback port, and
+:func:`chromium` launches Debian's Chromium for the page tests (Playwright).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import logging
 import socket
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +27,33 @@ from retrieval_backends import add_documents
 from retrieval_support import corpus_documents, write_corpus_pickle, write_fts5_index
 
 COLLECTION = "serve_tests"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """A headless Chromium under Playwright's sync API, closed on exit.
+
+    Launch it after the servers a module needs: the sync API runs an event loop in this
+    thread, and opening a service needs ``asyncio.run``.
+    """
+    from playwright.sync_api import sync_playwright
+
+    assert CHROMIUM.exists(), "install Debian's chromium: apt-get install -y chromium"
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
 
 
 @dataclass(frozen=True)

@@ -6,16 +6,13 @@ browsers cannot be downloaded here, so Playwright launches ``/usr/bin/chromium``
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.serve import ServeOptions, build_app, open_service
 from langchain_core.documents import Document
 from retrieval_support import write_fts5_index
-from serve_support import ServerThread, build_stores, free_port
+from serve_support import ServerThread, build_stores, chromium, free_port
 
-CHROMIUM = Path("/usr/bin/chromium")
 AUTHORS = ["Rosa Ito", "Tom Berg", "Lena Vos", "Omar Diaz", "Kai Lund"]
 PURKINJE = [  # one paper, many authors, four passages that match one word
     Document(
@@ -52,14 +49,6 @@ DENDRITES = [  # one paper per language, each naming "dendrite" (ASCII, so unico
         ("dendrite_en", "Dendritic integration", "en", "Each dendrite integrates synaptic input."),
     ]
 ]
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture(scope="module")
@@ -80,15 +69,8 @@ def server(tmp_path_factory, fake_embeddings):
 
 @pytest.fixture(scope="module")
 def browser(server):
-    # After the server: Playwright's sync API runs an event loop in this thread, and
-    # building the stores needs asyncio.run.
-    from playwright.sync_api import sync_playwright
-
-    assert CHROMIUM.exists(), "install Debian's chromium: apt-get install -y chromium"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with chromium() as launched:  # after the servers (see chromium())
         yield launched
-        launched.close()
 
 
 @pytest.fixture(params=[(1280, 900), (390, 844)], ids=["desktop", "phone"])

@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 from klea_utils.stores.config import read_retriever_config
 from klea_utils.stores.serve import ServeOptions, build_app, open_service
-from serve_support import ServerThread, build_stores, free_port
+from serve_support import ServerThread, build_stores, chromium, free_port
 from test_serve_citations import SENTENCE, _links
-from test_serve_page import CHROMIUM, CHROMIUM_ARGS
 
 SHOTS = os.environ.get("KLEA_PAGE_SCREENSHOTS")  # a folder: save screenshots there
 
@@ -40,13 +39,8 @@ def server(tmp_path_factory, fake_embeddings):
 
 @pytest.fixture(scope="module")
 def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    assert CHROMIUM.exists(), "install Debian's chromium: apt-get install -y chromium"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with chromium() as launched:  # after the servers (see chromium())
         yield launched
-        launched.close()
 
 
 @pytest.fixture

@@ -18,8 +18,7 @@ from klea_utils.stores.exceptions import ServeStartupError
 from klea_utils.stores.serve import AccessPolicy, ServeOptions, build_app, open_service
 from langchain_core.documents import Document
 from retrieval_support import write_corpus_pickle, write_fts5_index
-from serve_support import ServerThread, free_port
-from test_serve_page import CHROMIUM, CHROMIUM_ARGS
+from serve_support import ServerThread, chromium, free_port
 
 pytestmark = pytest.mark.slow
 
@@ -99,15 +98,8 @@ def failing_server(library, fake_embeddings):
 
 @pytest.fixture(scope="module")
 def browser(server, locked_server, failing_server):
-    # After the servers: Playwright's sync API runs an event loop in this thread, and
-    # opening a service needs asyncio.run.
-    from playwright.sync_api import sync_playwright
-
-    assert CHROMIUM.exists(), "install Debian's chromium: apt-get install -y chromium"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with chromium() as launched:  # after the servers (see chromium())
         yield launched
-        launched.close()
 
 
 def _open(browser, url: str, *, bypass_csp: bool = False):

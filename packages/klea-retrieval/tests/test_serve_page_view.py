@@ -16,8 +16,7 @@ from klea_utils.stores.serve import ServeOptions, build_app, open_service
 from klea_utils.stores.serve.papers.library_files import _sha256
 from klea_utils.stores.utils import instantiate_vector_store
 from langchain_core.documents import Document
-from serve_support import ServerThread, free_port
-from test_serve_page import CHROMIUM, CHROMIUM_ARGS
+from serve_support import ServerThread, chromium, free_port
 from test_serve_page_image import _pdf, _word_box
 
 SCREENSHOTS = Path("/tmp/klea-serve-page-view")
@@ -60,13 +59,8 @@ def server(tmp_path_factory, fake_embeddings):
 
 @pytest.fixture(scope="module")
 def browser(server):
-    from playwright.sync_api import sync_playwright
-
-    assert CHROMIUM.exists(), "install Debian's chromium: apt-get install -y chromium"
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    with chromium() as launched:  # after the servers (see chromium())
         yield launched
-        launched.close()
 
 
 @pytest.mark.parametrize(("width", "height"), [(1280, 900), (390, 844)], ids=["desktop", "phone"])
