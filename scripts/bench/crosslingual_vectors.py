@@ -24,10 +24,11 @@ if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(
 from pathlib import Path
 
 import numpy as np
-import pypdfium2 as pdfium
+from multiscript_lexical import pages
 
-WILD = Path("/work/shared/data/realpapers-wild/pdf")
-DEV = Path("/work/shared/data/realpapers-dev/pdf")
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
+WILD = SHARED / "realpapers-wild" / "pdf"
+DEV = SHARED / "realpapers-dev" / "pdf"
 FILES = (
     "pdfplumber__issue-336-example.pdf",
     "pdfminer__nlp2004slides.pdf",
@@ -61,14 +62,6 @@ QUESTIONS = (
     ("ar", "camelot__mednine.pdf", "legislative election results in Medenine"),
     ("th", "pdfjs__issue13211.pdf", "complex numbers"),
 )
-
-
-def pages(path: Path) -> list[str]:
-    pdf = pdfium.PdfDocument(path)
-    try:
-        return [pdf[i].get_textpage().get_text_range() for i in range(len(pdf))]
-    finally:
-        pdf.close()
 
 
 def embed(which: str, texts: list[str], questions: list[str]) -> tuple[np.ndarray, np.ndarray]:

@@ -80,8 +80,9 @@ def corpus(wild: Path, dev: Path) -> list[tuple[str, Document]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--data", type=Path, default=Path("/work/shared/data/realpapers-wild"))
-    parser.add_argument("--dev", type=Path, default=Path("/work/shared/data/realpapers-dev/pdf"))
+    shared = Path(__file__).resolve().parents[3] / "shared" / "data"
+    parser.add_argument("--data", type=Path, default=shared / "realpapers-wild")
+    parser.add_argument("--dev", type=Path, default=shared / "realpapers-dev" / "pdf")
     args = parser.parse_args()
     chunks = corpus(args.data, args.dev)
     print(f"{len(chunks)} pages")
