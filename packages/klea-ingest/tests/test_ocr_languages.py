@@ -8,8 +8,9 @@ installs (``tesseract-ocr-rus``).
 
 from __future__ import annotations
 
+import functools
 import io
-import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -27,14 +28,25 @@ pytestmark = pytest.mark.timeout(600)
 
 _ALL = frozenset({"eng", "osd", "rus", "ara", "fas", "tha", "chi_sim", "chi_tra", "jpn", "kor"})
 _DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
-needs_arabic = pytest.mark.skipif(
-    "ara" not in installed_languages() and not os.environ.get("CI"),
-    reason="tesseract-ocr-ara not installed",
-)
-needs_russian = pytest.mark.skipif(
-    "rus" not in installed_languages() and not os.environ.get("CI"),
-    reason="tesseract-ocr-rus not installed",
-)
+
+
+def _needs_language(code: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Fail (never skip) a test whose tesseract language data is missing: ``scripts/test``
+    installs it (``ensure_tesseract_languages``), so a missing one is a broken setup."""
+
+    def mark(test: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(test)
+        def run(*args: object, **kwargs: object) -> None:
+            assert code in installed_languages(), f"apt-get install {tesseract_package(code)}"
+            test(*args, **kwargs)
+
+        return run
+
+    return mark
+
+
+needs_arabic = _needs_language("ara")
+needs_russian = _needs_language("rus")
 
 
 @pytest.mark.parametrize(
