@@ -69,20 +69,30 @@ def test_the_writers_are_the_layout_module_s_own():
         _ = fts5_index.no_such_name
 
 
-def _stems(path) -> bool:
+def _built_with(path, option: str) -> bool:
+    """How the ``fts5:`` index at ``path`` was built: its ``stemming`` or ``multiscript``
+    (the store opened with neither given follows the file)."""
     import asyncio
 
     from klea_utils.stores.retrieval.fts5_index import open_fts5_store
 
     async def read() -> bool:
-        store = open_fts5_store(path)  # stemming=None: follow the file
+        store = open_fts5_store(path)
         try:
             await store.count()
-            return store.stemming
+            return bool(getattr(store, option))
         finally:
             await store.aclose()
 
     return asyncio.run(read())
+
+
+def _stems(path) -> bool:
+    return _built_with(path, "stemming")
+
+
+def _multiscript(path) -> bool:
+    return _built_with(path, "multiscript")
 
 
 def test_a_new_index_stems_unless_told_and_an_old_one_keeps_its_tokenizer(tmp_path):
@@ -110,25 +120,15 @@ def test_a_new_index_stems_unless_told_and_an_old_one_keeps_its_tokenizer(tmp_pa
 
 
 def test_a_new_index_is_multiscript_and_an_old_one_keeps_its_segmentation(tmp_path):
-    import asyncio
-
     from klea_utils.stores._ingest.store.fts5_corpus import NEW_INDEX_MULTISCRIPT, Fts5IndexWriter
     from klea_utils.stores._ingest.store.manifest import sidecar_path
-    from klea_utils.stores.retrieval.fts5_index import open_fts5_store, write_fts5_chunks
-
-    async def multiscript(path):
-        store = open_fts5_store(path)
-        try:
-            await store.count()
-            return store.multiscript
-        finally:
-            await store.aclose()
+    from klea_utils.stores.retrieval.fts5_index import write_fts5_chunks
 
     docs = [Document(id="zh.md:0", page_content="本文提出一种新的图像分割方法。")]
     new = Fts5IndexWriter(tmp_path / "new.sqlite", "papers", force=False)
     new.add("zh.md", "h1", docs)
     assert NEW_INDEX_MULTISCRIPT is True
-    assert asyncio.run(multiscript(tmp_path / "new.sqlite")) is True
+    assert _multiscript(tmp_path / "new.sqlite") is True
     index = Fts5Bm25Index(tmp_path / "new.sqlite")
     try:
         assert [doc.id for doc, _ in index.search("图像分割", 3)] == ["zh.md:0"]
@@ -141,23 +141,13 @@ def test_a_new_index_is_multiscript_and_an_old_one_keeps_its_segmentation(tmp_pa
     again = Fts5IndexWriter(old, "papers", force=False)
     again.add("b.md", "h2", [Document(id="b.md:0", page_content="Kinase assays.")])
     again.finish()
-    assert asyncio.run(multiscript(old)) is False
+    assert _multiscript(old) is False
 
 
 def test_an_explicit_multiscript_choice_re_tokenizes_an_existing_index(tmp_path):
-    import asyncio
-
     from klea_utils.stores._ingest.store.fts5_corpus import Fts5IndexWriter
     from klea_utils.stores._ingest.store.manifest import sidecar_path
-    from klea_utils.stores.retrieval.fts5_index import open_fts5_store, write_fts5_chunks
-
-    async def multiscript(path):
-        store = open_fts5_store(path)
-        try:
-            await store.count()
-            return store.multiscript
-        finally:
-            await store.aclose()
+    from klea_utils.stores.retrieval.fts5_index import write_fts5_chunks
 
     def top(path, question):
         index = Fts5Bm25Index(path)
@@ -174,19 +164,19 @@ def test_an_explicit_multiscript_choice_re_tokenizes_an_existing_index(tmp_path)
     on = Fts5IndexWriter(old, "papers", force=False, multiscript=True)
     on.add("b.md", "h2", [Document(id="b.md:0", page_content="Kinase assays.")])
     assert on.finish() is True
-    assert asyncio.run(multiscript(old)) is True
+    assert _multiscript(old) is True
     assert top(old, "图像分割") == ["zh.md:0"]
     assert top(old, "kinase") == ["b.md:0"]
 
     off = Fts5IndexWriter(old, "papers", force=False, multiscript=False)
     assert off.finish() is True
-    assert asyncio.run(multiscript(old)) is False
+    assert _multiscript(old) is False
     assert top(old, "kinase") == ["b.md:0"]
 
     fresh = Fts5IndexWriter(tmp_path / "fresh.sqlite", "papers", force=False, multiscript=False)
     fresh.add("zh.md", "h1", [zh])
     assert fresh.finish() is False  # built as asked
-    assert asyncio.run(multiscript(tmp_path / "fresh.sqlite")) is False
+    assert _multiscript(tmp_path / "fresh.sqlite") is False
 
 
 def test_an_index_built_before_the_list_keys_is_tagged_for_them(tmp_path):
