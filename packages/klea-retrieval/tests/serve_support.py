@@ -171,6 +171,15 @@ class ServerThread:
         self.thread.join(timeout=30)
 
 
+def serving(options: Any) -> ServerThread:
+    """A :class:`ServerThread` for the service ``options`` (``ServeOptions``) open, on a
+    free port; enter it to start the server."""
+    from klea_utils.stores.serve import build_app, open_service
+
+    port = free_port()
+    return ServerThread(build_app(open_service(options, progress=lambda _: None), port=port), port)
+
+
 class ServeProcess:
     """``klea-serve ARGS --port P`` as a subprocess, until its page answers (stderr in a log).
 

@@ -16,9 +16,9 @@ import httpx
 import pytest
 from klea_utils.stores.config import RetrieverConfig, read_retriever_config
 from klea_utils.stores.layout import CITATIONS_FILE_VERSION
-from klea_utils.stores.serve import ServeOptions, build_app, open_service
+from klea_utils.stores.serve import ServeOptions, open_service
 from klea_utils.stores.serve.lifecycle.reload import store_files
-from serve_support import ServerThread, build_stores, free_port
+from serve_support import build_stores, serving
 
 REFERENCE = {
     "label": "3",
@@ -80,10 +80,7 @@ def _options(config: RetrieverConfig, embeddings: Any) -> ServeOptions:
 @pytest.fixture(scope="module")
 def server(library, fake_embeddings):
     options = _options(read_retriever_config(library[0]), fake_embeddings)
-    port = free_port()
-    with ServerThread(
-        build_app(open_service(options, progress=lambda _: None), port=port), port
-    ) as s:
+    with serving(options) as s:
         yield s
 
 

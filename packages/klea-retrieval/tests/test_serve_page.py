@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.serve import ServeOptions, build_app, open_service
+from klea_utils.stores.serve import ServeOptions
 from langchain_core.documents import Document
 from retrieval_support import write_fts5_index
-from serve_support import ServerThread, build_stores, chromium, free_port
+from serve_support import build_stores, chromium, serving
 
 AUTHORS = ["Rosa Ito", "Tom Berg", "Lena Vos", "Omar Diaz", "Kai Lund"]
 PURKINJE = [  # one paper, many authors, four passages that match one word
@@ -61,9 +61,7 @@ def server(tmp_path_factory, fake_embeddings):
         fts5_index=stores.fts5,
         vectors=stores.vectors,
     )
-    service = open_service(options, progress=lambda _: None)
-    port = free_port()
-    with ServerThread(build_app(service, port=port), port) as running:
+    with serving(options) as running:
         yield running
 
 

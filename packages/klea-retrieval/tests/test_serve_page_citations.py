@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from klea_utils.stores.config import read_retriever_config
-from klea_utils.stores.serve import ServeOptions, build_app, open_service
-from serve_support import ServerThread, build_stores, chromium, free_port
+from klea_utils.stores.serve import ServeOptions
+from serve_support import build_stores, chromium, serving
 from test_serve_citations import SENTENCE, _links
 
 SHOTS = os.environ.get("KLEA_PAGE_SCREENSHOTS")  # a folder: save screenshots there
@@ -31,9 +31,7 @@ def server(tmp_path_factory, fake_embeddings):
     options = ServeOptions(
         config=read_retriever_config(stores.config), embedding_model=fake_embeddings
     )
-    service = open_service(options, progress=lambda _: None)
-    port = free_port()
-    with ServerThread(build_app(service, port=port), port) as running:
+    with serving(options) as running:
         yield running
 
 

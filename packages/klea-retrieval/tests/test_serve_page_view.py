@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 from klea_utils.stores.config import RetrieverConfig
-from klea_utils.stores.serve import ServeOptions, build_app, open_service
+from klea_utils.stores.serve import ServeOptions
 from klea_utils.stores.serve.papers.library_files import _sha256
 from klea_utils.stores.utils import instantiate_vector_store
 from langchain_core.documents import Document
-from serve_support import ServerThread, chromium, free_port
+from serve_support import chromium, serving
 from test_serve_page_image import _pdf, _word_box
 
 SCREENSHOTS = Path("/tmp/klea-serve-page-view")
@@ -51,9 +51,7 @@ def server(tmp_path_factory, fake_embeddings):
     options = ServeOptions(
         RetrieverConfig.model_validate_json(json.dumps(config)), fake_embeddings, papers=papers
     )
-    service = open_service(options, progress=lambda _: None)
-    port = free_port()
-    with ServerThread(build_app(service, port=port), port) as running:
+    with serving(options) as running:
         yield running
 
 
