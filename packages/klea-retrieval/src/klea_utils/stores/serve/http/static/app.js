@@ -217,16 +217,17 @@ function facetList(key, values, selected) {
   }
 }
 
-async function renderFacets() {
+async function renderFacets(mine) {
   const params = new URLSearchParams([...FACETS, "year"].map((key) => ["key", key]));
   if (state.q) params.set("q", state.q);
   const problem = $("#facets-error");
   try {
     const result = await api(`/api/facets?${params}`);
+    if (mine !== latestRun) return;
     for (const key of FACETS) facetList(key, result.facets[key], state[key]);
     problem.hidden = true;
   } catch (error) {
-    if (error.status === 400) return;  // a malformed query: the caret above says where
+    if (mine !== latestRun || error.status === 400) return;  // 400: the caret says where
     problem.textContent = error.status === 401
       ? "The filters need the access token: reload the page to give it."
       : `The filters could not be loaded: ${error.message}`;
@@ -268,7 +269,12 @@ function renderGraph(graph) {
   });
 }
 
+// Each run numbers itself: a search or facets answer that comes back after a newer run
+// began (filters changed quickly, a slow server) is dropped instead of painted over it.
+let latestRun = 0;
+
 async function run() {
+  const mine = ++latestRun;
   $("#q").value = state.q;
   $("#mode").value = state.mode;
   $("#year-from").value = state.year_from;
@@ -281,7 +287,7 @@ async function run() {
     $("#status").textContent = "Type a question or a Boolean query.";
     $("#hits").replaceChildren(); renderChips([]); renderError(null);
     $("#graph-panel").hidden = true;
-    renderFacets();
+    renderFacets(mine);
     return;
   }
   const params = new URLSearchParams({ q: state.q, limit: "10", group: "paper" });
@@ -292,9 +298,10 @@ async function run() {
   try {
     result = await api(`/api/search?${params}`);
   } catch (error) {
-    $("#status").textContent = `Search failed: ${error.message}`;
+    if (mine === latestRun) $("#status").textContent = `Search failed: ${error.message}`;
     return;
   }
+  if (mine !== latestRun) return;
   renderChips(result.chips);
   renderError(result.error);
   if (result.papers) renderPapers(result); else renderHits(result);
@@ -303,12 +310,13 @@ async function run() {
     : `${resultCount(result)} (${result.mode}`
       + (result.interpreted_as !== result.query ? `, any of the words` : "") + ")"
       + (notes.length ? ` — ${notes.join(", ")}` : "");
-  renderFacets();
+  renderFacets(mine);
   const ids = graphIds(result);
   if (ids.length > 1) {
     fetch("/api/graph", { method: "POST", headers: { "content-type": "application/json" },
       body: JSON.stringify({ record_ids: ids }) })
-      .then((r) => r.json()).then(renderGraph).catch(() => { $("#graph-panel").hidden = true; });
+      .then((r) => r.json()).then((graph) => { if (mine === latestRun) renderGraph(graph); })
+      .catch(() => { if (mine === latestRun) $("#graph-panel").hidden = true; });
   } else $("#graph-panel").hidden = true;
 }
 
