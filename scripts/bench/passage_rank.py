@@ -11,9 +11,10 @@ answers: fused by ``rrf_merge``, optionally re-scored by
 union of the legs' top ``k``, recency blend, widened with neighbours. Printed per system
 (all legs fused, each leg alone): answer@1 and @3, with wall and CPU time per question of
 the re-scoring alone (with the read of the pool's stored vectors). ``baseline`` is the
-pipeline before the work (each leg ``k`` deep, no re-scoring); ``focus + stored vectors``
-blends the pooled passages' stored-vector cosine into the focus; the other rows are
-re-scoring settings, ``--grid`` tries many. The stored vectors re-score a system only
+pipeline before the work (each leg ``k`` deep, no re-scoring); ``focus, document-naming
+words in full`` is the focus before the question words that name a passage's document
+were scaled down; ``focus + stored vectors`` blends the pooled passages' stored-vector
+cosine into the focus; the other rows are re-scoring settings, ``--grid`` tries many. The stored vectors re-score a system only
 when it has the vector leg (BM25 alone reads words only, as klea-retrieve with BM25
 stores alone).
 """
@@ -104,6 +105,7 @@ def settings_to_try(grid: bool, pool: int) -> list[Setting]:
     chosen = [
         Setting("baseline", None),
         Setting("focus (defaults)", FocusParams()),
+        Setting("focus, document-naming words in full", FocusParams(identity_weight=1.0)),
         Setting("focus + stored vectors 0.35", FocusParams(vector_share=0.35)),
     ]
     if not grid:

@@ -9,6 +9,7 @@ from klea_utils.stores._retrieval.passage_focus import (
     FocusParams,
     focus_rerank,
     focus_scores,
+    identity_terms,
     passage_terms,
     question_terms,
 )
@@ -99,3 +100,72 @@ def test_rerank_is_a_permutation_with_scores_in_range(
     assert sorted(id(d) for d, _ in ranked) == sorted(id(d) for d, _ in merged)
     assert all(-1e-9 <= s <= 1.0 + 1e-9 for _, s in ranked)
     assert [s for _, s in ranked] == sorted((s for _, s in ranked), reverse=True)
+
+
+def _book(text: str) -> Document:
+    return Document(
+        page_content=text,
+        metadata={
+            "file_name": "walden.pdf",
+            "title": "Walden",
+            "authors": ["Henry David Thoreau", "Thoreau"],
+        },
+    )
+
+
+def test_words_naming_the_document_do_not_pull_its_title_page_up() -> None:
+    title_page = _book("Walden by Henry David Thoreau. Walden, or life in the woods, 1854.")
+    answer = _book("The woodchopper owned no books but an almanac and an arithmetic.")
+    question = "In Thoreau's Walden, which books did the woodchopper own?"
+    merged = [(title_page, 1.0), (answer, 0.9)]
+    named_off = focus_rerank(question, merged, FocusParams(identity_weight=1.0))
+    assert named_off[0][0] is title_page
+    ranked = focus_rerank(question, merged, FocusParams())
+    assert ranked[0][0] is answer
+
+
+def test_a_question_names_a_document_by_family_name_or_half_its_title() -> None:
+    doc = Document(
+        page_content="",
+        metadata={
+            "title": "Water Residence Time Estimation by Deconvolution of Tracer Data",
+            "authors": ["Jane Q. Doe"],
+        },
+    )
+    # two topic words of a long title: the paper's subject, not its name
+    assert identity_terms(doc, question_terms("How is the residence time estimated?")) == set()
+    by_author = question_terms("In Doe's paper, how is the residence time estimated?")
+    assert identity_terms(doc, by_author) == {"doe", "resid", "time", "estim"}
+    titled = question_terms(
+        "In Water residence time estimation by deconvolution of tracer data, what is fitted?"
+    )
+    assert {"water", "resid", "tracer"} <= identity_terms(doc, titled)
+    assert identity_terms(Document(page_content="", metadata={}), by_author) == set()
+
+
+def test_a_question_only_of_the_documents_name_keeps_its_words() -> None:
+    scores = focus_scores(
+        "Walden Thoreau",
+        ["Walden by Thoreau", "a pond in the woods"],
+        FocusParams(),
+        identities=[frozenset({"walden", "thoreau"})] * 2,
+    )
+    assert scores[0] > scores[1]
+
+
+@given(st.floats(min_value=0.0, max_value=1.0))
+def test_identity_weight_keeps_focus_within_bounds(factor: float) -> None:
+    texts = ["Walden by Thoreau", "the woodchopper owned an almanac", ""]
+    scores = focus_scores(
+        "In Thoreau's Walden, what did the woodchopper own?",
+        texts,
+        FocusParams(identity_weight=factor),
+        identities=[frozenset({"walden", "thoreau"})] * 3,
+    )
+    assert all(0.0 <= s <= 1.0 + 1e-9 for s in scores)
+    assert scores[1] >= scores[2]
+
+
+def test_identity_weight_is_a_share() -> None:
+    with pytest.raises(ValueError, match="identity_weight"):
+        FocusParams(identity_weight=1.5)

@@ -20,7 +20,10 @@ question's *distinguishing* words stand together. This pass looks at that place:
    answer in other words than the question can keep its place against a neighbour that
    repeats the question's words. A passage without a stored vector keeps its lexical
    focus.
-5. The final score mixes the fused rank score (scaled to the best candidate's) and the
+5. When the question names a passage's document (an author's family name, or half of the
+   title's words: "In Thoreau's Walden, ..."), those words weigh ``identity_weight`` as
+   much in that passage's focus: they found the document, not the place in it.
+6. The final score mixes the fused rank score (scaled to the best candidate's) and the
    focus: ``(1 - weight) * fused + weight * focus``.
 
 Numbers and units are matched as such: a number word up to twenty reads as its digits
@@ -53,6 +56,7 @@ __all__ = [
     "focus_rerank",
     "focus_scores",
     "heading_words",
+    "identity_terms",
     "passage_terms",
     "question_terms",
 ]
@@ -101,6 +105,11 @@ class FocusParams:
         idf_scope: ``pool``: a question word weighs by how few passages of the whole
             pool hold it; ``file``: by how few passages of the same file hold it (the
             words every passage of a long document repeats weigh little there).
+        identity_weight: Scale of the question words that name a passage's document
+            (its title or an author's family name, when the question names it: see
+            :func:`identity_terms`). They picked the document and say nothing about
+            where in it the answer stands ("In Thoreau's Walden, what ..." otherwise
+            favours the title page). 1 turns it off.
     """
 
     pool: int = 20
@@ -110,11 +119,12 @@ class FocusParams:
     within_files: bool = True
     vector_share: float = 0.0
     idf_scope: Literal["pool", "file"] = "pool"
+    identity_weight: float = 0.25
 
     def __post_init__(self) -> None:
         if self.pool < 1 or self.window < 1:
             raise ValueError(f"pool and window must be >= 1, got {self.pool}, {self.window}")
-        for name in ("weight", "window_share", "vector_share"):
+        for name in ("weight", "window_share", "vector_share", "identity_weight"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within [0, 1], got {value!r}")
@@ -169,6 +179,7 @@ def focus_scores(
     params: FocusParams,
     lead_words: Sequence[int] | None = None,
     groups: Sequence[str] | None = None,
+    identities: Sequence[frozenset[str]] | None = None,
 ) -> list[float]:
     """Each text's focus in ``[0, 1]`` for ``question`` (all 0 when it has no content word).
 
@@ -192,9 +203,10 @@ def focus_scores(
         n = len(inside)
         group_weights[key] = {t: math.log(1.0 + (n + 1.0) / (holders[t] + 0.5)) for t in terms}
     leads = lead_words if lead_words is not None else [0] * len(texts)
+    names = identities if identities is not None else [frozenset()] * len(texts)
     scores = []
-    for hits, terms_of, lead, key in zip(found, held, leads, keys, strict=True):
-        weights = group_weights[key]
+    for hits, terms_of, lead, key, name in zip(found, held, leads, keys, names, strict=True):
+        weights = _discounted(group_weights[key], name, params.identity_weight)
         whole = sum(weights.values())
         covered = sum(weights[t] for t in terms_of)
         body = [(i, t) for i, t in hits if i >= lead]
@@ -202,6 +214,44 @@ def focus_scores(
         share = params.window_share
         scores.append((share * window + (1.0 - share) * covered) / whole)
     return scores
+
+
+def _discounted(
+    weights: dict[str, float], names: frozenset[str], factor: float
+) -> dict[str, float]:
+    """``weights`` with the words that name the passage's document scaled by ``factor``
+    (unless every question word names it: the question then asks about the document)."""
+    if factor == 1.0 or not names.intersection(weights) or names.issuperset(weights):
+        return weights
+    return {t: w * factor if t in names else w for t, w in weights.items()}
+
+
+def identity_terms(doc: Document, question: Sequence[str]) -> frozenset[str]:
+    """The words of ``question`` (its terms) that name ``doc``'s document, if it names it.
+
+    A question names a document when it holds an author's family name or at least half
+    of the title's content words ("In Thoreau's Walden, ..."); the title and family-name
+    words are then what picked the document, and say nothing about where in it the
+    answer stands. A question that shares a word or two of a long title (a paper's topic
+    words) does not name it.
+    """
+    asked = set(question)
+    title = set(passage_terms(str(doc.metadata.get("title") or ""))) - LEXICAL_STOPWORDS
+    family = {
+        passage_terms(name)[-1]
+        for name in _names(doc.metadata.get("authors"))
+        if len(name.split()) > 1 and passage_terms(name)
+    }
+    if not family & asked and not (title and 2 * len(title & asked) >= len(title)):
+        return frozenset()
+    return frozenset((title | family) & asked)
+
+
+def _names(value: object) -> list[str]:
+    """The author names of a ``authors`` metadata value (a list; a lone name as text)."""
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return [value] if isinstance(value, str) else []
 
 
 def heading_words(doc: Document) -> int:
@@ -257,8 +307,15 @@ def focus_rerank(
     top = merged[0][1] or 1.0
     docs = [doc for doc, _ in merged]
     groups = [_file_of(d) for d in docs] if params.idf_scope == "file" else None
+    asked = question_terms(question)
+    identities = [identity_terms(d, asked) for d in docs] if params.identity_weight != 1.0 else None
     focus = focus_scores(
-        question, [d.page_content for d in docs], params, [heading_words(d) for d in docs], groups
+        question,
+        [d.page_content for d in docs],
+        params,
+        [heading_words(d) for d in docs],
+        groups,
+        identities,
     )
     if sims is not None:
         focus = blend_similarities(focus, sims, params.vector_share)
