@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from functools import cache
 
 from hypothesis import given
@@ -146,7 +147,35 @@ def test_pieces_fit_keep_every_row_and_repeat_a_short_header(
 
     words = "".join(" ".join([pieces[0], *map(body, pieces[1:])]).split())
     assert all("".join(row.split()) in words for row in rows)
-    header_fits = _count(rows[0]) <= room // 3
+    # a header row names a column with a word: a first row of numbers only is data
+    names = any(c.strip() and not re.search(r"\d", c) for c in rows[0].split(" | "))
+    header_fits = names and _count(rows[0]) <= room // 3
     with_caption = captioned and _count(f"{CAPTION}\n{rows[0]}") <= room // 3
     if header_fits and len(rows) > 2:
         assert all(piece.split("\n")[int(with_caption)] == rows[0] for piece in pieces)
+
+
+def test_an_annex_numbered_caption_under_the_rows_leads_every_piece() -> None:
+    caption = "Table K.6 \u2013 Table for chrominance AC coefficients (sheet 4 of 4)"
+    rows = [f"F/{i:X} | 16 | 11111111111110{i % 4:02b}" for i in range(16)] * 3
+    pieces = _pieces("\n".join([*rows, caption]), 60)
+    assert len(pieces) > 2
+    assert all(piece.split("\n")[0] == caption for piece in pieces)
+    # the first row holds digits in every cell: data continued from the page before, so it
+    # is not repeated as a header
+    assert [ln for p in pieces for ln in p.split("\n")[1:]] == rows
+
+
+def test_chapter_numbered_captions_are_captions() -> None:
+    for caption in ("Table 4-1: Fees by year", "Table 2.3. Yields", "Table A.1 \u2013 Codes"):
+        assert _pieces("\n".join([caption, HEADER, *_rows(30)]), 80)[-1].startswith(caption)
+    assert not _pieces("\n".join(["Tablet 4: sizes", HEADER, *_rows(30)]), 80)[-1].startswith(
+        "Tablet"
+    )
+
+
+def test_a_header_of_years_names_its_columns_with_a_word() -> None:
+    header = "Region | 2019 | 2020"
+    rows = [f"R{i} | {i}.1 | {i}.2" for i in range(60)]
+    pieces = _pieces("\n".join([CAPTION, header, *rows]), 60)
+    assert all(piece.split("\n")[:2] == [CAPTION, header] for piece in pieces)

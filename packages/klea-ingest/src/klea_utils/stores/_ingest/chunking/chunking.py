@@ -62,12 +62,14 @@ DEFAULT_MAX_TOKENS = 450
 DEFAULT_OVERLAP_SENTENCES = 0
 """Sentences repeated from the end of a cut text at the start of its next piece."""
 
-CHUNKING_VERSION = 4
+CHUNKING_VERSION = 5
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
 table cut into pieces repeats its caption and header row in each; 4: PDF chunks carry
 ``regions``, their boxes on the page, and ``page_label``; every chunk carries its
 ``language``; reference lines that open with an arXiv id are kept, no longer dropped as
-arXiv's margin stamp)."""
+arXiv's margin stamp; 5: a table caption numbered within an annex or chapter, "Table K.6 -",
+"Table 4-1:", leads every piece, and a first row whose every cell holds a digit is data,
+not a header to repeat)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""

@@ -28,8 +28,13 @@ from klea_utils.stores._ingest.chunking.sentences import split_sentences
 
 __all__ = ["CAPTION_LINE", "is_row_table", "table_segments"]
 
-CAPTION_LINE = re.compile(r"^(?:table|tab\.)\s*[\dIVX]+[a-z]?\s*[.:|\u2013\u2014]", re.IGNORECASE)
-"""A ``Table 3:`` / ``Tab. IV.`` caption line."""
+CAPTION_LINE = re.compile(
+    r"^(?:table|tab\.)\s*(?:[A-Z]{1,2}[.\-])?[\dIVX]+(?:[.\-]\d+)*[a-z]?\s*[.:|\u2013\u2014-]",
+    re.IGNORECASE,
+)
+"""A ``Table 3:`` / ``Tab. IV.`` caption line, also numbered within an annex or chapter
+(``Table K.6 \u2013``, ``Table 4-1:``, ``Table 2.3.``)."""
+_DIGIT = re.compile(r"\d")
 
 _CELL_SEPARATOR = " | "
 _TRIPLET_END = re.compile(r"(?<=\S)\. (?=\S)")
@@ -85,8 +90,19 @@ def _lead_and_rows(lines: list[str], triplets: bool) -> tuple[list[str], list[st
             rows[at] = rest
         else:
             del rows[at]
-    header = [rows.pop(0)] if len(rows) > 1 and _CELL_SEPARATOR in rows[0] else []
+    header = [rows.pop(0)] if len(rows) > 1 and _names_columns(rows[0]) else []
     return caption + header, rows
+
+
+def _names_columns(line: str) -> bool:
+    """Whether a table's first line reads as its header row: cells, one without a digit.
+
+    A first line whose every cell holds a digit is a row of data (a table continued from
+    the page before, whose header stayed there): repeated in every piece it would only
+    add one row's numbers to each.
+    """
+    cells = [cell.strip() for cell in line.split(_CELL_SEPARATOR)]
+    return len(cells) > 1 and any(cell and not _DIGIT.search(cell) for cell in cells)
 
 
 def _fitting_lead(lead: list[str], room: int, count: Count) -> list[str]:

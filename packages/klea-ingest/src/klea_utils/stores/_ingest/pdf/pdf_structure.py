@@ -28,6 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from klea_utils.stores._ingest.biblio.line_kinds import is_banner
+from klea_utils.stores._ingest.chunking.table_pieces import CAPTION_LINE
 from klea_utils.stores._ingest.pdf.headings import (
     Context,
     contents_entries,
@@ -53,7 +54,7 @@ TITLE_MIN_RATIO = 1.2
 
 _SENTENCE_END = re.compile(f"[{re.escape(SENTENCE_END_CHARS)}]$")
 _LEADER_CELL = re.compile(r"^[.\u2026\u00b7\s]+$")
-_CAPTION = re.compile(r"^(?:table|tab\.)\s*[\dIVX]+[a-z]?\s*[.:|\u2013\u2014]", re.IGNORECASE)
+_CAPTION = CAPTION_LINE  # one rule for a caption, here and where a table is cut
 
 
 def join_lines(lines: list[str], hyphens: Hyphenation | None = None) -> str:
