@@ -127,6 +127,10 @@ def test_info_fields_count_only_when_page_one_prints_them() -> None:
     for account in (["froscan"], ["Administrator"], ["Toshiba"], ["Mike Montgomery"]):
         assert info_people(account, page) == []  # no person, or one the page does not name
     assert info_people(["Centers for Medicare & Medicaid Services"], "Centers for Medicare") == []
+    slide = "Some Trucs and Machins about Google Go\nNarbel\nUniversity of Bordeaux 1"
+    assert info_people(["Narbel"], slide) == ["Narbel"]  # a one-word byline on its own line
+    assert info_people(["Owner"], "Owner\nReport") == []
+    assert info_people(["Txus"], slide) == []
 
 
 def _pdf(path: Path, lines: list[str], **info: str) -> Path:

@@ -11,7 +11,8 @@ citations to the wrong paper.
   sentence of a disclaimer, a running head, a table row, mostly digits).
 - :func:`title_agrees`: the Info title is printed at the top of page one (nearly every word
   of it, in the top lines).
-- :func:`info_people`: the Info authors that are people named on page one.
+- :func:`info_people`: the Info authors that are people named on page one (or one name
+  printed alone on a line at the top, as on a title slide).
 """
 
 from __future__ import annotations
@@ -95,6 +96,8 @@ def info_people(names: list[str], page_text: str) -> list[str]:
     if not names:
         return []
     first = names[0]
+    if _alone_on_a_line(first, page_text):
+        return [first]  # a single name printed on its own line, as on a title slide ("Narbel")
     person = (
         looks_like_name(first)
         and not any(is_affiliation_word(w) for w in first.split())
@@ -117,6 +120,16 @@ def is_noise_author(name: str) -> bool:
         or bool(re.search(r"\b[A-Z][a-z]+-[a-z]", name))  # "Fifth-order", not "Jean-Pierre"
         or (name.isupper() and not any(w.endswith(".") for w in words) and len(words) <= 2)
     )
+
+
+def _alone_on_a_line(name: str, page_text: str) -> bool:
+    """Whether the one-word ``name`` is a whole line of the top of page one."""
+    if len(name.split()) != 1 or len(name) < 3 or not name[:1].isupper():
+        return False
+    if name.casefold() in _ORGANISATION_WORDS or any(c.isdigit() for c in name):
+        return False
+    top = [" ".join(line.split()) for line in page_text.splitlines() if line.strip()]
+    return name in top[:_TOP_LINES]
 
 
 def _letter_words(text: str) -> list[str]:
