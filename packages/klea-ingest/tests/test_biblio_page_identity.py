@@ -156,3 +156,17 @@ def test_producer_fields_never_fill_a_pdf(tmp_path: Path) -> None:
     assert meta["title"] == "Final Environmental Assessment"
     assert "authors" not in meta
     assert meta["year"] == 2006
+
+
+def test_a_title_block_that_ran_into_its_byline_is_cut_before_it(tmp_path: Path) -> None:
+    from docling_core.types.doc import DoclingDocument
+
+    doc = DoclingDocument(name="jphysiol")
+    doc.add_title(
+        text="REANIMATION OF RATS BY MICROWAVE DIATHERMY By R. K. ANDJUS* AND J. LOVELOCK"
+    )
+    path = tmp_path / "jphysiol.pdf"
+    path.write_bytes(b"%PDF-1.4 not read further")
+    meta = extract_metadata(path, doc)
+    assert meta["title"] == "REANIMATION OF RATS BY MICROWAVE DIATHERMY"
+    assert meta["authors"][0].split()[-1] == "ANDJUS"

@@ -262,6 +262,9 @@ def _authors_below_title(
     return []
 
 
+_BYLINE_TAIL_RE = re.compile(r"\s+(?:By|BY)\s+((?:[A-Z]\.\s*)+[A-Z].*)$")
+"""The start of a byline the title block ran into (the same type size: ``By R. K. ANDJUS``)."""
+
 _PLACEHOLDER_RE = re.compile(
     r"^[(\[<]?"  # optionally bracketed, as reportlab's "(anonymous)"
     r"(untitled|none|null|unknown|anonymous|microsoft word\b.*|.*\.(docx?|pdf|tex|dvi))"
@@ -372,6 +375,10 @@ def extract_metadata(
         _lookup_doi(doi, cache_dir, fields)
     _from_pdf_info(info, fields, printed)
     title_item = " ".join((next((t for lb, t, _, _ in items if lb == "title"), "")).split())
+    tail = _BYLINE_TAIL_RE.search(title_item)  # "... DIATHERMY By R. K. ANDJUS* AND ..."
+    if tail is not None:
+        title_item = title_item[: tail.start()]
+        fields.offer("authors", rx.author_names(tail.group(1)), "docling")
     fields.offer("title", None if is_noise_title(title_item) else title_item, "docling")
     if document is None and suffix in {".md", ".markdown"}:
         h1 = re.search(r"(?m)^#\s+(.+)$", full_text)  # the H1 wins over labelled lines
