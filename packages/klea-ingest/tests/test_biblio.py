@@ -36,23 +36,37 @@ def _pdf(path: Path, lines: list[str], **info: str) -> Path:
     return path
 
 
-def test_pdf_info_dictionary_wins_over_page_text(tmp_path: Path) -> None:
+def test_pdf_info_fields_count_when_page_one_prints_them(tmp_path: Path) -> None:
     path = _pdf(
         tmp_path / "paper.pdf",
-        ["Journal of Things, Vol. 3", "A Page Title", "Jane Doe, John Roe", "Keywords: x; y"],
-        title="Info Title",
+        ["Journal of Things, Vol. 3", "Dendrites In Practice", "Ankur Sinha, Padraig Gleeson"],
+        title="Dendrites in practice",
         author="Ankur Sinha; Padraig Gleeson",
         keywords="neurons, models",
         subject="doi:10.1000/xyz.1",
     )
     meta = extract_metadata(path)
-    assert meta["title"] == "Info Title"
+    assert meta["title"] == "Dendrites in practice"
     assert meta["authors"] == ["Ankur Sinha", "Padraig Gleeson"]
     assert meta["keywords"] == ["neurons", "models"]
     assert meta["doi"] == "10.1000/xyz.1"
     assert meta["url_doi"] == "https://doi.org/10.1000/xyz.1"
     assert meta["_sources"]["title"] == "pdf_info"
+    assert meta["_sources"]["authors"] == "pdf_info"
     assert meta["_metadata_complete"] is False  # no year, no journal
+
+
+def test_pdf_info_fields_the_page_does_not_print_are_ignored(tmp_path: Path) -> None:
+    path = _pdf(
+        tmp_path / "paper.pdf",
+        ["Journal of Things, Vol. 3", "A Page Title", "Jane Doe, John Roe", "Keywords: x; y"],
+        title="Info Title",
+        author="Ankur Sinha; Padraig Gleeson",
+    )
+    meta = extract_metadata(path)
+    assert meta["title"] == "A Page Title"
+    assert meta["authors"] == ["Jane Doe", "John Roe"]
+    assert meta["_sources"]["title"] == "page_one"
 
 
 def test_pdf_page_one_regex_fills_the_gaps(tmp_path: Path) -> None:
@@ -330,19 +344,16 @@ def test_scanned_pdf_with_stem_title_takes_its_first_text_line(tmp_path: Path) -
         doc.add_text(label=DocItemLabel.TEXT, text=line)
     for meta in (extract_metadata(path), extract_metadata(path, doc)):
         assert meta["title"] == "Chaperones and protein folding in the cell"
-        assert meta["_sources"]["title"] == "first_line"
+        # the Info title (the file name) is not printed: the page's title is taken at once
+        assert meta["_sources"]["title"] == "page_one"
         assert meta["authors"] == ["Elena Rossi"]
         assert meta["journal"] == "Cell Biology Notes"
         assert meta["year"] == 2016
 
 
-def test_stem_title_stays_without_a_substantial_line(tmp_path: Path) -> None:
-    path = _pdf(
-        tmp_path / "scan-01.pdf", ["Vol. 3", "doi:10.1000/xyz.1", "Ana Ortiz"], title="scan-01"
-    )
-    meta = extract_metadata(path)
-    assert meta["title"] == "scan-01"
-    assert meta["_sources"]["title"] == "pdf_info"
+def test_the_file_name_in_the_info_title_is_no_title(tmp_path: Path) -> None:
+    path = _pdf(tmp_path / "scan-01.pdf", ["Vol. 3", "doi:10.1000/xyz.1"], title="scan-01")
+    assert "title" not in extract_metadata(path)
 
 
 @given(

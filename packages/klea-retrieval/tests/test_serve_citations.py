@@ -180,3 +180,45 @@ async def test_stores_without_a_links_file_answer_empty(library, fake_embeddings
         assert await service.citations("magee2000.pdf") == {"references": [], "cited_by": []}
     finally:
         await service.aclose()
+
+
+async def test_the_result_graph_draws_citation_edges_beside_similarity_ones(
+    library, fake_embeddings
+):
+    config_path, _ = library
+    options = ServeOptions(
+        config=read_retriever_config(config_path),
+        embedding_model=fake_embeddings,
+        fts5_index=config_path.parent / "chunks.sqlite",
+        vectors=config_path.parent / "vectors.sqlite",
+        k=3,
+    )
+    service = await asyncio.to_thread(open_service, options, lambda _: None)
+    ids = ["sinha2021.pdf:0", "sinha2021.pdf:1", "magee2000.pdf:0", "jones2015.pdf:0"]
+    try:
+        both = await service.graph(ids)
+        citing = await service.graph(ids, ["citation"])
+        similar = await service.graph(ids, ["similarity"])
+    finally:
+        await service.aclose()
+    assert both["citations"] is True
+    assert both["available"] is True
+    assert [n["file_name"] for n in both["nodes"]] == [
+        "sinha2021.pdf",
+        "sinha2021.pdf",
+        "magee2000.pdf",
+        "jones2015.pdf",
+    ]
+    # one edge from the citing paper's first result to the cited paper's first result
+    assert citing["edges"] == [
+        {
+            "source": "sinha2021.pdf:0",
+            "target": "magee2000.pdf:0",
+            "weight": 1.0,
+            "kind": "citation",
+        }
+    ]
+    assert similar["edges"]
+    assert {e["kind"] for e in similar["edges"]} == {"similarity"}
+    assert both["edges"] == similar["edges"] + citing["edges"]
+    assert citing["nodes"] == both["nodes"] == similar["nodes"]

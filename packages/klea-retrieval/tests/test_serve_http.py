@@ -174,7 +174,14 @@ def test_graph_of_results(client):
     assert [n["id"] for n in body["nodes"]] == ids
     assert body["edges"]
     assert all(e["source"] in ids and e["target"] in ids for e in body["edges"])
+    assert {e["kind"] for e in body["edges"]} == {"similarity"}
+    assert body["citations"] is False  # no links file configured
     assert client.post("/api/graph", json={"record_ids": []}).status_code == 422
+    wrong = client.post("/api/graph", json={"record_ids": ids, "edge_kinds": ["cites"]})
+    assert wrong.status_code == 422
+    assert "edge_kinds" in wrong.text
+    only = client.post("/api/graph", json={"record_ids": ids, "edge_kinds": ["citation"]})
+    assert only.json()["edges"] == []
 
 
 def test_openapi_docs_and_page(client):

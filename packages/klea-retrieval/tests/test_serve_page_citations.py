@@ -29,7 +29,10 @@ def server(tmp_path_factory, fake_embeddings):
     config["domains"]["neuro"]["citations"] = links.name
     stores.config.write_text(json.dumps(config), encoding="utf-8")
     options = ServeOptions(
-        config=read_retriever_config(stores.config), embedding_model=fake_embeddings
+        config=read_retriever_config(stores.config),
+        embedding_model=fake_embeddings,
+        fts5_index=stores.fts5,
+        vectors=stores.vectors,
     )
     with serving(options) as running:
         yield running
@@ -89,3 +92,18 @@ def test_a_paper_without_citations_shows_no_citation_section(page, server):
     page.wait_for_selector("#paper:not([hidden]) .passages li")
     page.wait_for_load_state("networkidle")
     assert page.locator(".citations").all_inner_texts() == ["", ""]
+
+
+def test_the_results_graph_draws_a_citation_as_a_dashed_arrow(page, server):
+    page.goto(f"{server.url}/?q=dendritic+OR+cerebellum&mode=lexical")
+    page.wait_for_selector("#graph-panel:not([hidden]) circle")
+    page.wait_for_selector("#graph path.edge.citation")  # a curve beside the straight line
+    cites = page.locator("#graph path.edge.citation")
+    assert cites.count() == 1
+    assert cites.get_attribute("marker-end") == "url(#cites)"
+    dash = page.evaluate(
+        "getComputedStyle(document.querySelector('#graph path.citation')).strokeDasharray"
+    )
+    assert dash not in ("", "none")
+    assert page.locator("#graph line.edge.similarity").count() >= 1
+    _shot(page, "graph-citations")

@@ -5,12 +5,19 @@ fields still empty:
 
 1. DOI services (Crossref, OpenAlex, Semantic Scholar), cached in
    ``doi-cache.json`` inside the cache directory. Optional: skipped with one warning offline.
-2. The PDF Info dictionary (pypdfium2): ``Title``, ``Author``, ``Keywords``, ``Subject``.
-3. Docling's document: the first title item and the document's hyperlinks.
+2. The PDF Info dictionary (pypdfium2): ``Keywords``, ``Subject``, and ``Title`` and
+   ``Author`` only when page one prints them (:mod:`.info_trust`: a producer's file name,
+   placeholder or account never fills a field).
+3. Docling's document: the first title item, the names below its box on page one, and the
+   document's hyperlinks.
 4. Regular expressions over the top of page one: the title, an author line, and a byline
    such as ``Ana Ortiz, Liam Chen. Journal of Galactic Studies, 2021.`` (authors, journal,
-   year).
-5. A regular expression over the first 3,000 characters (DOI, keywords, authors, URLs, year).
+   year); the year page one states, checked against the arXiv id (:mod:`.page_years`).
+5. A regular expression over the first 3,000 characters (DOI, keywords, authors, URLs).
+
+A title that is no title (a file id, a placeholder, a disclaimer) and a first author that
+is no person (an office, a code) are refused from every source but the DOI services: a
+field is left empty rather than filled with noise.
 
 A title equal to the file name stem (a common PDF Info default, e.g. for scanned PDFs) is
 replaced by the first heading that is not running-header boilerplate; a document with no
@@ -34,7 +41,14 @@ from typing import Any
 from klea_utils.stores._ingest.biblio import biblio_regex as rx
 from klea_utils.stores._ingest.biblio.doi_cache import open_doi_cache
 from klea_utils.stores._ingest.biblio.doi_services import lookups_enabled, shared_resolver
+from klea_utils.stores._ingest.biblio.info_trust import (
+    info_people,
+    is_noise_author,
+    is_noise_title,
+    title_agrees,
+)
 from klea_utils.stores._ingest.biblio.name_parsing import split_people
+from klea_utils.stores._ingest.biblio.page_years import page_year
 
 __all__ = ["BIBLIO_FIELDS", "COMPLETE_FIELDS", "MAX_URLS", "extract_metadata"]
 
@@ -62,6 +76,8 @@ class _Fields:
     def offer(self, field: str, value: Any, source: str) -> None:
         if field in self.values or value in (None, "", [], ()):
             return
+        if field == "authors" and not source.startswith("doi") and is_noise_author(value[0]):
+            return  # an office, a code or column heads read as the first name: leave it empty
         self.values[field] = value
         self.sources[field] = source
 
@@ -193,32 +209,61 @@ def _split_people(value: str) -> list[str]:
     return split_people(rx.clean_name_text(value))
 
 
+def _below_title(items: list[tuple[str, str, int | None, str | None]], document: Any) -> list[str]:
+    """Page-one texts after the title: in layout order below its box where the items have
+    boxes (the model-free path puts the title item first whatever is printed above it),
+    else in document order; section headings are left out."""
+    title = next((t for label, t, _, _ in items if label == "title"), None)
+    boxes = _page_one_boxes(document) if document is not None and title is not None else []
+    anchor = next((b for b in boxes if b[0] == title), None)
+    if anchor is not None:
+        below = sorted((b for b in boxes if b[1] >= anchor[2] - 1.0), key=lambda b: (b[1], b[3]))
+        return [b[0] for b in below if b[0] != title]  # a bold name line reads as a heading
+    after = False
+    texts: list[str] = []
+    for label, text, page, _ in items:
+        if label == "title":
+            after = True
+        elif after and page in (None, 1) and label != "section_header":
+            texts.append(text)
+    return texts
+
+
+_IEEE_GRADE_RE = re.compile(r"\b(?:(?:senior|student|life)\s+)?(?:member|fellow),?\s+ieee\b", re.I)
+_MARKS_RE = re.compile(r"[\d*+#$\u2217\u2020\u2021\u00a7]+")
+_NAMES_HEAD = 400  # an author block runs on into affiliations and e-mail addresses
+
+
+def _mostly_names(text: str, names: list[str]) -> bool:
+    """Whether the names are most of the line's items (not two words of a sentence or an
+    address: "Geologic Drilling & Aggregate Sampling Program, Upper San Joaquin ...")."""
+    text = _IEEE_GRADE_RE.sub(",", text)
+    items = [i for i in rx.split_list(_MARKS_RE.sub(",", text)) if i]
+    return len(names) > 0.5 * len(items)
+
+
 def _authors_below_title(
     items: list[tuple[str, str, int | None, str | None]], document: Any = None
 ) -> list[str]:
-    """Names in the first text items after the title item on page one.
+    """Names in the first two texts below the title on page one.
 
     The names of an author grid whose columns the text layer (or OCR) put in separate
     items, one of them after the abstract, are gathered from every page-one item on the
     same row as the first names, left to right.
     """
-    after = False
-    seen = 0
-    for label, text, page, _ in items:
-        if label == "title":
-            after = True
-            continue
-        if not after or page not in (None, 1) or label == "section_header" or seen >= 2:
-            continue
-        seen += 1
-        names = rx.author_names(text) if len(text) <= 400 else []
-        if names:
+    for seen, text in enumerate(_below_title(items, document)[:2], 1):
+        head = re.split(r"[{@]|https?://", text[:_NAMES_HEAD])[0]  # before e-mail addresses
+        names = rx.author_names(head)
+        if names and _mostly_names(head, names):
             return _grid_row_names(document, text, names)
         organisation = rx.organisation_name(text) if seen == 1 else None
         if organisation is not None:
             return [organisation]  # a report by a company or collaboration ("DeepSeek-AI")
     return []
 
+
+_BYLINE_TAIL_RE = re.compile(r"\s+(?:By|BY)\s+((?:[A-Z]\.\s*)+[A-Z].*)$")
+"""The start of a byline the title block ran into (the same type size: ``By R. K. ANDJUS``)."""
 
 _PLACEHOLDER_RE = re.compile(
     r"^[(\[<]?"  # optionally bracketed, as reportlab's "(anonymous)"
@@ -234,10 +279,15 @@ def _real(value: str) -> str:
     return "" if _PLACEHOLDER_RE.match(value) else value
 
 
-def _from_pdf_info(info: dict[str, str], fields: _Fields) -> None:
+def _from_pdf_info(info: dict[str, str], fields: _Fields, page_text: str) -> None:
+    """The Info fields page one agrees with (see :mod:`.info_trust`); never a producer's."""
     source = "pdf_info"
-    fields.offer("title", _real(info.get("Title", "")), source)
-    fields.offer("authors", _split_people(_real(info.get("Author", ""))), source)
+    title = _real(info.get("Title", ""))
+    if title and not is_noise_title(title) and title_agrees(title, page_text):
+        fields.offer("title", title, source)
+    fields.offer(
+        "authors", info_people(_split_people(_real(info.get("Author", ""))), page_text), source
+    )
     fields.offer("keywords", rx.split_list(info.get("Keywords", "")), source)
     for key in ("Subject", "Keywords", "Title"):
         doi = rx.find_doi(info.get(key, ""))
@@ -312,6 +362,9 @@ def extract_metadata(
         headings = [m.group(1) for m in re.finditer(r"(?m)^#{1,6}\s+(.+)$", full_text)]
     head = full_text[: rx.HEAD_CHARS]
     info = _pdf_info(file_path) if suffix == ".pdf" else {}
+    # the text layer of page one as printed (running heads and arXiv stamps included)
+    printed = (_pdf_page_one(file_path) if items else full_text) if suffix == ".pdf" else page_one
+    printed = printed if printed.strip() else page_one
 
     doi = rx.find_doi(" ".join(info.get(k, "") for k in ("Subject", "Keywords")))
     doi = doi or next((rx.strip_doi(u) for _, _, _, u in items if u and rx.find_doi(u)), None)
@@ -320,9 +373,13 @@ def extract_metadata(
     fields = _Fields()
     if doi:
         _lookup_doi(doi, cache_dir, fields)
-    _from_pdf_info(info, fields)
-    title_item = next((t for label, t, _, _ in items if label == "title"), None)
-    fields.offer("title", " ".join((title_item or "").split()), "docling")
+    _from_pdf_info(info, fields, printed)
+    title_item = " ".join((next((t for lb, t, _, _ in items if lb == "title"), "")).split())
+    tail = _BYLINE_TAIL_RE.search(title_item)  # "... DIATHERMY By R. K. ANDJUS* AND ..."
+    if tail is not None:
+        title_item = title_item[: tail.start()]
+        fields.offer("authors", rx.author_names(tail.group(1)), "docling")
+    fields.offer("title", None if is_noise_title(title_item) else title_item, "docling")
     if document is None and suffix in {".md", ".markdown"}:
         h1 = re.search(r"(?m)^#\s+(.+)$", full_text)  # the H1 wins over labelled lines
         fields.offer("title", " ".join(h1.group(1).split()) if h1 else None, "heading")
@@ -334,12 +391,12 @@ def extract_metadata(
         fields.offer("journal", byline.journal, "page_one")
         fields.offer("year", byline.year, "page_one")
     top_title, top_authors = rx.find_title_and_authors(page_one)
-    fields.offer("title", top_title, "page_one")
+    fields.offer("title", None if is_noise_title(top_title or "") else top_title, "page_one")
     fields.offer("authors", top_authors, "page_one")
     fields.offer("doi", rx.find_doi(head), "text")
     fields.offer("keywords", rx.find_keywords(head), "text")
     fields.offer("authors", rx.find_authors(head), "text")
-    fields.offer("year", rx.find_year(head), "text")
+    fields.offer("year", page_year(printed, file_path.name), "page_one")
     fields.offer_urls(rx.find_urls(head), "text")
 
     _replace_stem_title(fields, file_path.stem, headings, page_one)

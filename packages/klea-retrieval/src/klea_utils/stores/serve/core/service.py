@@ -78,8 +78,12 @@ class Service(Protocol):
             ValueError: A query over the length limit, or a filter the index cannot apply.
         """
 
-    async def graph(self, record_ids: Sequence[str]) -> dict[str, Any]:
-        """Edges by meaning between search results (empty without a vector memory)."""
+    async def graph(
+        self, record_ids: Sequence[str], edge_kinds: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        """Edges between search results, each with its ``kind``: ``"similarity"`` (by
+        meaning, needs a vector memory) and ``"citation"`` (from the links files);
+        ``edge_kinds`` keeps those kinds (default both)."""
 
     async def page_image(
         self, file_name: str, page: int, *, chunk: str | None = None, dpi: int = 150

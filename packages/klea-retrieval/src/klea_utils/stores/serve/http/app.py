@@ -263,11 +263,16 @@ def build_app(
     class GraphRequest(BaseModel):
         model_config = ConfigDict(extra="forbid")
         record_ids: list[Item] = Field(min_length=1, max_length=MAX_K)
+        edge_kinds: list[Literal["similarity", "citation"]] | None = Field(
+            default=None, min_length=1, max_length=2
+        )
 
-    @app.post("/api/graph", summary="Edges by meaning between results")
+    @app.post("/api/graph", summary="Edges by meaning and by citation between results")
     async def graph(request: GraphRequest) -> dict[str, Any]:
-        """Nodes and weighted edges among the given search results (needs vectors)."""
-        return await service.graph(request.record_ids)
+        """Nodes and weighted edges among the given search results, each edge with its
+        ``kind``: ``similarity`` (needs vectors) or ``citation`` (needs the links file);
+        ``edge_kinds`` keeps those kinds (default both)."""
+        return await service.graph(request.record_ids, request.edge_kinds)
 
     @app.get("/api/health", summary="What is loaded")
     async def health() -> dict[str, Any]:

@@ -212,10 +212,12 @@ class LiveService:
         with self._request() as service:
             return await service.search(params)
 
-    async def graph(self, record_ids: Sequence[str]) -> dict[str, Any]:
+    async def graph(
+        self, record_ids: Sequence[str], edge_kinds: Sequence[str] | None = None
+    ) -> dict[str, Any]:
         """:meth:`KleaService.graph` on the current service."""
         with self._request() as service:
-            return await service.graph(record_ids)
+            return await service.graph(record_ids, edge_kinds)
 
     async def get_document(self, file_name: str) -> dict[str, Any]:
         """:meth:`KleaService.get_document` on the current service."""

@@ -174,9 +174,11 @@ class StartingService:
         service = await self.ready()
         return await service.search(params)
 
-    async def graph(self, record_ids: Sequence[str]) -> dict[str, Any]:
+    async def graph(
+        self, record_ids: Sequence[str], edge_kinds: Sequence[str] | None = None
+    ) -> dict[str, Any]:
         """:meth:`KleaService.graph`, once the stores are open."""
-        return await (await self.ready()).graph(record_ids)
+        return await (await self.ready()).graph(record_ids, edge_kinds)
 
     async def get_document(self, file_name: str) -> dict[str, Any]:
         """:meth:`KleaService.get_document`, once the stores are open."""

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._retrieval.citations_file import LibraryCitations
+from klea_utils.stores.exceptions import CitationsFileError
 from klea_utils.stores.pipeline import KleaPipeline
 from klea_utils.stores.serve.core.options import ServeOptions
 from klea_utils.stores.serve.core.params import MAX_K, SearchParams
@@ -24,6 +26,12 @@ from klea_utils.stores.serve.core.retrieve_filter import metadata_filter, query_
 from klea_utils.stores.serve.core.service import DocumentNotFoundError
 from klea_utils.stores.serve.operations.paper_pages import PaperPages
 from klea_utils.stores.serve.papers.catalogue import PaperCatalogue
+from klea_utils.stores.serve.papers.citation_edges import (
+    CITATION,
+    EDGE_KINDS,
+    SIMILARITY,
+    citation_edges,
+)
 from klea_utils.stores.serve.papers.citations import CitationFiles, citation_paths
 from klea_utils.stores.serve.papers.paper import FACET_KEYS, check_facet_keys, display_metadata
 from klea_utils.stores.serve.search.backend import SearchBackend
@@ -156,11 +164,28 @@ class KleaService:
             result["hits"] = []
         return result
 
-    async def graph(self, record_ids: Sequence[str]) -> dict[str, Any]:
-        """Edges by meaning between search results (empty without a vector memory)."""
+    async def graph(
+        self, record_ids: Sequence[str], edge_kinds: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        """Edges between search results: by meaning (``"similarity"``, needs a vector
+        memory) and by citation (``"citation"``, from the library's links files);
+        ``edge_kinds`` keeps those kinds (default both). ``citations`` says whether a
+        links file holds any paper; a malformed one draws no citation edge (``GET
+        /api/papers/{file}/citations`` names its fault) rather than failing the graph.
+        """
+        kinds = set(edge_kinds or EDGE_KINDS)
         if self.search_backend is None:
-            return {"nodes": [], "edges": [], "available": False}
-        return await self.search_backend.graph(record_ids[:MAX_K])
+            return {"nodes": [], "edges": [], "available": False, "citations": False}
+        result = await self.search_backend.graph(record_ids[:MAX_K], similarity=SIMILARITY in kinds)
+        try:
+            library = await asyncio.to_thread(self.citation_files.library)
+        except CitationsFileError:
+            library = LibraryCitations()
+        result["citations"] = len(library) > 0
+        if CITATION in kinds and result["nodes"] and len(library):
+            files = {n["id"]: n["file_name"] for n in result["nodes"] if n["file_name"]}
+            result["edges"].extend(citation_edges(library, files))
+        return result
 
     # -- documents and facets ----------------------------------------------------------
 

@@ -275,29 +275,48 @@ class SearchBackend:
         return [str(d.metadata.get("file_name") or rid) for rid, d in docs.items()]
 
     async def graph(
-        self, record_ids: Sequence[str], min_weight: float = 0.15, per_node: int = 3
+        self,
+        record_ids: Sequence[str],
+        min_weight: float = 0.15,
+        per_node: int = 3,
+        *,
+        similarity: bool = True,
     ) -> dict[str, Any]:
-        """Edges between ``record_ids`` by meaning (vector memory), for the result graph.
+        """Nodes for ``record_ids`` and the edges between them by meaning (vector memory).
 
         Each record keeps its ``per_node`` closest fellow results of at least ``min_weight``
-        cosine similarity.
+        cosine similarity (kind ``"similarity"``); ``similarity=False`` draws none. Each
+        node carries its ``file_name`` (citation edges relate files). ``available`` says
+        whether a vector memory is served.
         """
         ids = list(dict.fromkeys(record_ids))
-        if self.edges is None or len(ids) < 2:
-            return {"nodes": [], "edges": [], "available": self.edges is not None}
-        lists = await self.edges.neighbours(ids, limit=max(20, 3 * len(ids)))
-        wanted = set(ids)
+        available = self.edges is not None
+        if len(ids) < 2:
+            return {"nodes": [], "edges": [], "available": available}
         best: dict[tuple[str, str], float] = {}
-        for source, neighbours in lists.items():
-            fellows = [(t, w) for t, w in neighbours if t in wanted and t != source]
-            for target, weight in fellows[:per_node]:
-                if weight >= min_weight:
-                    pair = (min(source, target), max(source, target))
-                    best[pair] = max(best.get(pair, 0.0), float(weight))
+        if self.edges is not None and similarity:
+            lists = await self.edges.neighbours(ids, limit=max(20, 3 * len(ids)))
+            wanted = set(ids)
+            for source, neighbours in lists.items():
+                fellows = [(t, w) for t, w in neighbours if t in wanted and t != source]
+                for target, weight in fellows[:per_node]:
+                    if weight >= min_weight:
+                        pair = (min(source, target), max(source, target))
+                        best[pair] = max(best.get(pair, 0.0), float(weight))
         docs = await self.text_store.get_documents(ids)
-        nodes = [{"id": rid, "title": docs[rid].title if rid in docs else rid} for rid in ids]
-        edges = [{"source": a, "target": b, "weight": round(w, 4)} for (a, b), w in best.items()]
-        return {"nodes": nodes, "edges": edges, "available": True}
+        nodes = [
+            {
+                "id": rid,
+                "title": docs[rid].title if rid in docs else rid,
+                "file_name": str(docs[rid].metadata.get("file_name") or "") if rid in docs else "",
+            }
+            for rid in ids
+        ]
+        edges = [
+            {"source": a, "target": b, "weight": round(w, 4), "kind": "similarity"}
+            for (a, b), w in best.items()
+        ]
+        return {"nodes": nodes, "edges": edges, "available": available}
 
     async def count(self) -> int:
         """Records in the index."""

@@ -237,7 +237,7 @@ async function renderFacets(mine) {
 
 function renderGraph(graph) {
   const panel = $("#graph-panel");
-  if (!graph.available || graph.nodes.length < 2) { panel.hidden = true; return; }
+  if ((!graph.available && !graph.citations) || graph.nodes.length < 2) { panel.hidden = true; return; }
   panel.hidden = false;
   const svg = $("#graph");
   svg.replaceChildren();
@@ -247,11 +247,31 @@ function renderGraph(graph) {
     const angle = (2 * Math.PI * i) / graph.nodes.length - Math.PI / 2;
     pos[node.id] = [200 + 120 * Math.cos(angle), 150 + 110 * Math.sin(angle)];
   });
+  // a citation edge is dashed, in its own colour, with an arrowhead at the cited result
+  const marker = document.createElementNS(ns, "marker");
+  Object.entries({ id: "cites", viewBox: "0 0 10 10", refX: 19, refY: 5, markerWidth: 7,
+    markerHeight: 7, orient: "auto" }).forEach(([k, v]) => marker.setAttribute(k, v));
+  const tip = document.createElementNS(ns, "path");
+  Object.entries({ d: "M0,0 L10,5 L0,10 z", class: "cites-tip" }).forEach(([k, v]) => tip.setAttribute(k, v));
+  marker.append(tip);
+  const defs = document.createElementNS(ns, "defs");
+  defs.append(marker);
+  svg.append(defs);
   for (const edge of graph.edges) {
-    const line = document.createElementNS(ns, "line");
     const [x1, y1] = pos[edge.source]; const [x2, y2] = pos[edge.target];
-    Object.entries({ x1, y1, x2, y2, "stroke-width": 1 + 4 * edge.weight, class: "edge" })
-      .forEach(([k, v]) => line.setAttribute(k, v));
+    const cites = edge.kind === "citation";
+    // a citation bends off the straight line a similarity edge between the same two takes
+    const bend = 0.25;
+    const cx = (x1 + x2) / 2 - bend * (y2 - y1); const cy = (y1 + y2) / 2 + bend * (x2 - x1);
+    const line = document.createElementNS(ns, cites ? "path" : "line");
+    const attrs = cites
+      ? { d: `M${x1},${y1} Q${cx},${cy} ${x2},${y2}`, "stroke-width": 2,
+          class: "edge citation", "marker-end": "url(#cites)" }
+      : { x1, y1, x2, y2, "stroke-width": 1 + 4 * edge.weight, class: "edge similarity" };
+    Object.entries(attrs).forEach(([k, v]) => line.setAttribute(k, v));
+    const title = document.createElementNS(ns, "title");
+    title.textContent = cites ? "cites" : "similar in meaning";
+    line.append(title);
     svg.append(line);
   }
   graph.nodes.forEach((node, i) => {

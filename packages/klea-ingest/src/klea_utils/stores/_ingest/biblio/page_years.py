@@ -1,0 +1,143 @@
+"""The year a document is from: read from page one, its arXiv id, never from body prose.
+
+Page one states its year in a few places a reader trusts, in this order:
+
+1. ``published``, a journal line (``Clinical Science (2014) 126``, ``Vol. 29 No. 2, 2007``,
+   ``Volume 2010, Article ID``), a copyright line;
+2. a date on its own near the top or at the foot of the page (``November 1, 2000``,
+   ``July 2006``, ``20 décembre 2022``, ``Date : 20-10-2009``, ``KDD '22, August 14-18, 2022``);
+3. ``accepted``, ``received``, ``submitted``.
+
+A year in body prose (``introduced by IBM in 1935``, ``(Riloff, 1996)``) is never taken.
+The arXiv id (new style ``2101.01234``, old style ``hep-th/9901001``; from the page's stamp
+or the file name) dates the first version: a page year from it to two years later (the
+journal version) is kept, any other (the date LaTeX printed when the file was built again)
+gives way to the id's year.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+
+__all__ = ["arxiv_id", "arxiv_year", "page_year"]
+
+_MONTHS = (
+    r"jan(?:uary|vier|uar)?|feb(?:ruary|braio)?|f[eé]vrier|mar(?:ch|s|zo)?|m[aä]rz|"
+    r"apr(?:il|ile)?|avril|abril|may|mai|maggio|mayo|jun(?:e|i)?|juin|giugno|junio|"
+    r"jul(?:y|i)?|juillet|luglio|julio|aug(?:ust)?|ao[uû]t|agosto|sep(?:t(?:ember)?)?|"
+    r"septembre|settembre|septiembre|oct(?:ober)?|octobre|ottobre|octubre|okt(?:ober)?|"
+    r"nov(?:ember)?|novembre|noviembre|dec(?:ember)?|d[eé]cembre|dicembre|diciembre|"
+    r"dez(?:ember)?|gennaio|enero|febrero|marzo|aprile|janvier|juni"
+)
+_YEAR = r"((?:1[89]|20)\d{2})"
+_DATE_RE = re.compile(
+    rf"(?:\b(?:{_MONTHS})\.?\s+(?:\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-\u2013]\s*\d{{1,2}})?,?\s+)?"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-\u2013]\s*\d{{1,2}})?\.?\s+(?:{_MONTHS})\.?,?\s+)"
+    rf"{_YEAR}\b",
+    re.IGNORECASE,
+)
+_LABELLED_DATE_RE = re.compile(
+    rf"\b(?:date|dated|report date)\s*:\s*(?:\d{{1,2}}[-/.]\d{{1,2}}[-/.]){_YEAR}\b",
+    re.IGNORECASE,
+)
+_PUBLISHED_RE = re.compile(rf"\bpublished\b[^\n]{{0,25}}?\b{_YEAR}\b", re.IGNORECASE)
+_COPYRIGHT_RE = re.compile(rf"(?:\u00a9|\(c\)|\bcopyright\b)\D{{0,20}}{_YEAR}\b", re.IGNORECASE)
+_LATER_RE = re.compile(
+    rf"\b(?:accepted|received|submitted)\b[^\n]{{0,30}}?\b{_YEAR}\b", re.IGNORECASE
+)
+# "Clinical Science (2014) 126, 305", "272-273 (1999);", "J. Physiol. (I955) I28" (OCR'd I for 1)
+_JOURNAL_RE = re.compile(
+    r"(?:[A-Z][\w.]*\.?\s+|\d\s*)\(([1I][89][0-9IOlo]{2}|20[0-9IOlo]{2})\)\s*(?=[\dI;,]|$)",
+    re.MULTILINE,
+)
+_VOLUME_RE = re.compile(
+    rf"\b(?:vol(?:ume)?\.?\s*\d+[^\n]{{0,20}}?,\s*{_YEAR}\b|volume\s+{_YEAR},)", re.IGNORECASE
+)
+_NEW_ARXIV = r"(\d{2})(0[1-9]|1[0-2])\.\d{4,5}"
+_OLD_ARCHIVE = (
+    r"(?:hep-(?:th|ph|ex|lat)|astro-ph|gr-qc|nucl-(?:th|ex)|quant-ph|cond-mat|math-ph|nlin|"
+    r"physics|math|cs|q-bio|q-fin|stat|chao-dyn|solv-int|alg-geom|dg-ga|funct-an|q-alg)"
+)
+_OLD_ARXIV = rf"{_OLD_ARCHIVE}(?:\.[A-Z]{{2}})?[/_]?(\d{{2}})(0[1-9]|1[0-2])\d{{3}}"
+_ARXIV_TEXT_RE = re.compile(rf"\barxiv\s*:\s*(?:{_NEW_ARXIV}|{_OLD_ARXIV})(?:v\d+)?", re.IGNORECASE)
+_ARXIV_NAME_RE = re.compile(rf"(?<![\d.])(?:{_NEW_ARXIV}|{_OLD_ARXIV})(?:v\d+)?(?!\d)")
+_TOP_LINES = 25
+_FOOT_LINES = 6
+_MAX_LINE = 130
+
+
+def _century(two: str, new_style: bool) -> int:
+    value = int(two)
+    if new_style:
+        return 2000 + value
+    return 1900 + value if value >= 91 else 2000 + value
+
+
+def arxiv_id(text: str, file_name: str = "") -> tuple[str, int] | None:
+    """``(id, year)`` of the arXiv stamp on the page, else of an id in the file name."""
+    match = _ARXIV_TEXT_RE.search(text) or _ARXIV_NAME_RE.search(file_name)
+    if match is None:
+        return None
+    new_year, old_year = match.group(1), match.group(3)
+    year = _century(new_year, True) if new_year else _century(old_year, False)
+    identifier = match.group(0).split(":")[-1].strip()
+    return identifier, year
+
+
+def arxiv_year(text: str, file_name: str = "") -> int | None:
+    found = arxiv_id(text, file_name)
+    return found[1] if found else None
+
+
+def _plausible(year: int) -> bool:
+    return 1800 <= year <= datetime.date.today().year + 1
+
+
+def _journal_year(text: str) -> int | None:
+    for match in _JOURNAL_RE.finditer(text):
+        digits = match.group(1).translate(str.maketrans("IlOo", "1100"))
+        if digits.isdigit() and _plausible(int(digits)):
+            return int(digits)
+    return None
+
+
+def _first(pattern: re.Pattern[str], text: str) -> int | None:
+    for match in pattern.finditer(text):
+        year = int(next(g for g in match.groups() if g))
+        if _plausible(year):
+            return year
+    return None
+
+
+def _near_edges(text: str) -> str:
+    """The top and foot lines of a page, short ones only (a date line, a running line)."""
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    edges = lines[:_TOP_LINES] + lines[_TOP_LINES:][-_FOOT_LINES:]
+    return "\n".join(line for line in edges if len(line) <= _MAX_LINE)
+
+
+def _page_year(text: str) -> int | None:
+    edges = _near_edges(text)
+    found = (
+        _first(_PUBLISHED_RE, text)
+        or _journal_year(edges)
+        or _first(_VOLUME_RE, edges)
+        or _first(_COPYRIGHT_RE, text)
+        or _first(_DATE_RE, edges)
+        or _first(_LABELLED_DATE_RE, edges)
+        or _first(_LATER_RE, text)
+    )
+    return found
+
+
+def page_year(text: str, file_name: str = "") -> int | None:
+    """The year page one states (see the module's order), checked against the arXiv id."""
+    year = _page_year(text)
+    first_version = arxiv_year(text, file_name)
+    if first_version is None:
+        return year
+    if year is not None and first_version <= year <= first_version + 2:
+        return year
+    return first_version
