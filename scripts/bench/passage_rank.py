@@ -14,9 +14,9 @@ the re-scoring alone (with the read of the pool's stored vectors). ``baseline`` 
 pipeline before the work (each leg ``k`` deep, no re-scoring); ``focus, document-naming
 words in full`` is the focus before the question words that name a passage's document
 were scaled down; ``focus + stored vectors`` blends the pooled passages' stored-vector
-cosine into the focus; the other rows are re-scoring settings, ``--grid`` tries many. The stored vectors re-score a system only
-when it has the vector leg (BM25 alone reads words only, as klea-retrieve with BM25
-stores alone).
+cosine into the focus; the other rows are re-scoring settings, ``--grid`` tries many.
+The stored vectors re-score a system only when it has the vector leg (BM25 alone reads
+words only, as klea-retrieve with BM25 stores alone).
 """
 
 from __future__ import annotations
