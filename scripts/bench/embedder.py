@@ -25,10 +25,13 @@ Variants (the thread count is set in code to the cores this process may use,
   padded to its longest text.
 - ``ort-all-sorted``: the same, the texts of a call sorted by token count first, so a
   batch holds texts of about one length (what the build uses: ``OnnxMiniLMEmbeddings``).
-- ``int8-dyn``: dynamic int8 quantisation (onnxruntime.quantization): per-channel
-  weights, ``reduce_range`` (AVX2 without VNNI saturates u8s8 products otherwise),
-  MatMul only, the attention-score MatMuls (two activations) left in fp32.
-- ``int8-dyn-keep-last``: the same with the last ``--keep-last`` layers left in fp32.
+- ``int8-s8``: dynamic int8 quantisation (onnxruntime.quantization): per-channel signed
+  weights with ``reduce_range`` (7 bits: AVX2 without VNNI saturates u8s8 products
+  otherwise), MatMul only, the attention-score MatMuls (two activations) left in fp32.
+- ``int8-u8``: the same with unsigned 8-bit weights and no ``reduce_range`` (u8u8 does
+  not saturate).
+- ``int8-u8-ffn-fp32``: ``int8-u8`` with every layer's feed-forward down projection (its
+  input is the GELU output, whose outliers per-tensor activation scales lose) in fp32.
 
 ``--variants`` picks some (comma-separated). The figures for docs/benchmarks.md come
 from a quiet machine; on a loaded one CPU time is the figure to trust, not wall time.
@@ -57,8 +60,9 @@ VARIANTS = (
     "ort-extended",
     "ort-all",
     "ort-all-sorted",
-    "int8-dyn",
-    "int8-dyn-keep-last",
+    "int8-s8",
+    "int8-u8",
+    "int8-u8-ffn-fp32",
 )
 
 
@@ -99,30 +103,27 @@ def _ort_embedder(
     return model.embed_documents
 
 
-def _int8_export(fp32: Path, target: Path, keep_last: int) -> Path:
+def _int8_export(fp32: Path, target: Path, variant: str) -> Path:
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     model = onnx.load(str(fp32))
     weights = {init.name for init in model.graph.initializer}
-    produced_by_constant = {
-        out for node in model.graph.node if node.op_type == "Constant" for out in node.output
-    }
     exclude: list[str] = []
     for node in model.graph.node:
         if node.op_type != "MatMul":
             continue
-        constant = [i in weights or i in produced_by_constant for i in node.input]
-        attention = not any(constant)  # Q.K^T and softmax.V: two activations
-        late = any(f"layer.{n}/" in node.name for n in range(6 - keep_last, 6))
-        if attention or (keep_last and late):
+        attention = not any(i in weights for i in node.input)  # Q.K^T and softmax.V
+        down = "/output/dense/" in node.name and "attention" not in node.name
+        if attention or (down and variant == "int8-u8-ffn-fp32"):
             exclude.append(node.name)
+    signed = variant == "int8-s8"
     quantize_dynamic(
         str(fp32),
         str(target),
         per_channel=True,
-        reduce_range=True,
-        weight_type=QuantType.QInt8,
+        reduce_range=signed,
+        weight_type=QuantType.QInt8 if signed else QuantType.QUInt8,
         op_types_to_quantize=["MatMul"],
         nodes_to_exclude=exclude,
     )
@@ -143,9 +144,6 @@ def main() -> None:
     parser.add_argument("--source", type=Path, required=True, help="a chunked folder")
     parser.add_argument("--chunks", type=int, default=400)
     parser.add_argument("--variants", default=",".join(VARIANTS))
-    parser.add_argument(
-        "--keep-last", type=int, default=1, help="fp32 layers in int8-dyn-keep-last"
-    )
     args = parser.parse_args()
     wanted = [v.strip() for v in args.variants.split(",") if v.strip()]
     unknown = sorted(set(wanted) - set(VARIANTS))
@@ -172,8 +170,7 @@ def main() -> None:
             level = name.split("-")[1]
             embed = _ort_embedder(fp32, level, threads, sort=name.endswith("-sorted"))
         else:
-            keep = args.keep_last if name.endswith("keep-last") else 0
-            path = _int8_export(fp32, scratch / f"{name}.onnx", keep)
+            path = _int8_export(fp32, scratch / f"{name}.onnx", name)
             embed = _ort_embedder(path, "all", threads, sort=True)
         vectors, wall, cpu = _measure(name, embed, texts)
         if reference is None:
