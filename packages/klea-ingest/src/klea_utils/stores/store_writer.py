@@ -23,6 +23,7 @@ from typing import Any
 from klea_utils.stores._ingest.store.backend_errors import backend_errors
 from klea_utils.stores._ingest.store.bm25_corpus import Bm25CorpusWriter
 from klea_utils.stores._ingest.store.collection_lock import collection_lock
+from klea_utils.stores._ingest.store.document_embedder import vectors_key
 from klea_utils.stores._ingest.store.folded_results import FoldedResults, fold_cached_results
 from klea_utils.stores._ingest.store.fts5_corpus import Fts5IndexWriter
 from klea_utils.stores._ingest.store.lazy_embeddings import LazyEmbeddings
@@ -115,7 +116,7 @@ class StoreWriter:
         if self.store_dir is not None:
             self.store_dir = Path(self.store_dir)
         if self.embeddings is None:
-            self.embeddings = LazyEmbeddings(self.embedding_model, self.device)
+            self.embeddings = LazyEmbeddings(self.embedding_model, self.device, self.logger)
 
     def source_files(self, source_dir: Path) -> list[Path]:
         """The files of ``source_dir`` to ingest; refuses two files of the same name."""
@@ -199,12 +200,24 @@ class StoreWriter:
         with backend_errors(uri, collection):
             store = self._open_store(uri, collection)
         manifest = StoreManifest.load(source_dir, collection, uri)
-        if force:
-            self.logger.info("--force: dropping collection %r in %s", collection, uri)
+        vectors = vectors_key(self.embedding_model)
+        if force or (manifest.vectors and manifest.vectors != vectors):
+            if force:
+                self.logger.info("--force: dropping collection %r in %s", collection, uri)
+            else:
+                self.logger.warning(
+                    "collection %r in %s holds vectors of %s, and this run embeds with %s: "
+                    "rebuilding the collection",
+                    collection,
+                    uri,
+                    manifest.vectors,
+                    vectors,
+                )
             with backend_errors(uri, collection):
                 drop_collection(store, uri, collection)
                 store = self._open_store(uri, collection)
             manifest.clear()
+        manifest.record_embedder(vectors, None)
         bm25 = (
             Bm25CorpusWriter(bm25_path, collection, uri, self.embed_batch_size, force=force)
             if bm25_path
@@ -223,6 +236,8 @@ class StoreWriter:
                     if fts5 is not None:
                         run.summary.fts5_chunks += fts5.add(name, file_hash, stored)
                     del stored
+            manifest.record_embedder(vectors, self.embedder_variant())
+            manifest.save()
             if bm25 is not None:
                 bm25.commit(keep=set(manifest.files))
                 run.summary.bm25_chunks = bm25.written
@@ -240,6 +255,15 @@ class StoreWriter:
             run.summary.missing_files = list(results.missing)
         self.logger.info("Store %s collection %r: %s", uri, collection, run.summary.describe())
         return run.summary
+
+    def embedder_variant(self) -> str | None:
+        """The variant that embedded this writer's chunks (``None`` before any was embedded):
+        ``onnxruntime-fp32`` or ``torch`` for the build's own embedder, else the class of the
+        ``Embeddings`` given."""
+        if isinstance(self.embeddings, LazyEmbeddings):
+            return self.embeddings.variant
+        variant = getattr(self.embeddings, "variant", None)
+        return str(variant) if variant else type(self.embeddings).__name__
 
     def _open_store(self, store_uri: str, collection_name: str) -> Any:
         return instantiate_vector_store(

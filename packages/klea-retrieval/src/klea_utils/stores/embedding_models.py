@@ -105,10 +105,18 @@ def parse_embedding_model(spec: str) -> EmbeddingModelSpec:
     return EmbeddingModelSpec(provider=provider, model=model, local_only=local_only)
 
 
+def _check_device(device: str) -> str:
+    """``device`` if it is ``auto``, ``cpu``, ``cuda``, ``cuda:N`` or ``mps``."""
+    base, colon, index = device.partition(":") if isinstance(device, str) else ("", "", "")
+    if device in (*_DEVICES, "mps") or (base == "cuda" and colon and index.isdigit()):
+        return device
+    raise EmbeddingModelError(
+        f"device must be one of {', '.join(_DEVICES)}, cuda:N or mps, got {device!r}"
+    )
+
+
 def _resolve_device(device: str) -> str:
-    if device not in _DEVICES:
-        raise EmbeddingModelError(f"device must be one of {', '.join(_DEVICES)}, got {device!r}")
-    if device != "auto":
+    if _check_device(device) != "auto":
         return device
     torch = import_extra("torch", feature="Local embeddings", extra="huggingface")
     return "cuda" if torch.cuda.is_available() else "cpu"
@@ -119,7 +127,7 @@ class SentenceTransformerEmbeddings(Embeddings):
 
     Args:
         model_name_or_path: Hugging Face model id or local model folder.
-        device: ``auto`` (CUDA when available), ``cpu`` or ``cuda``.
+        device: ``auto`` (CUDA when available), ``cpu``, ``cuda``, ``cuda:N`` or ``mps``.
         local_only: Load from local files only.
         batch_size: Texts encoded per forward pass.
     """
@@ -189,7 +197,8 @@ def load_embeddings(spec: str = DEFAULT_EMBEDDING_MODEL, *, device: Device = "au
 
     Args:
         spec: ``huggingface:<id or path>[:local]`` or ``ollama:<model>[:tag]``.
-        device: ``auto``, ``cpu`` or ``cuda`` (huggingface only; Ollama chooses itself).
+        device: ``auto``, ``cpu``, ``cuda``, ``cuda:N`` or ``mps`` (huggingface only;
+            Ollama chooses itself).
 
     Raises:
         EmbeddingModelError: (``ValueError``) unknown provider, malformed spec, bad
@@ -199,10 +208,7 @@ def load_embeddings(spec: str = DEFAULT_EMBEDDING_MODEL, *, device: Device = "au
     """
     parsed = parse_embedding_model(spec)
     if parsed.provider == "ollama":
-        if device not in _DEVICES:
-            raise EmbeddingModelError(
-                f"device must be one of {', '.join(_DEVICES)}, got {device!r}"
-            )
+        _check_device(device)
         ollama = import_extra("langchain_ollama", feature="Ollama embeddings", extra="ollama")
         embeddings: Embeddings = ollama.OllamaEmbeddings(model=parsed.model)
         return embeddings

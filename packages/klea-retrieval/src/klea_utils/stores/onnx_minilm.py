@@ -31,6 +31,7 @@ __all__ = [
     "MAX_SEQ_LENGTH",
     "ONNX_CACHE_ENV_VAR",
     "OnnxMiniLMEmbeddings",
+    "available_cores",
     "export_minilm_onnx",
     "minilm_onnx_path",
     "onnx_runtime_available",
@@ -139,18 +140,57 @@ def export_minilm_onnx(target: str | Path | None = None, *, force: bool = False)
     return path
 
 
+_OPTIMIZATION_LEVELS = ("disable", "basic", "extended", "all")
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
 class OnnxMiniLMEmbeddings(Embeddings):
     """LangChain ``Embeddings`` running the exported MiniLM with onnxruntime (no torch).
+
+    The texts of one call are tokenized once, the same text is embedded once, and the
+    distinct texts are sorted by token count before they are cut into batches, so a batch
+    is padded only to the longest of texts of about one length (a build's short chunks
+    are not padded to 256 tokens). Vectors come back in the order of ``texts``.
 
     Args:
         onnx_path: The exported model (default: :func:`minilm_onnx_path`).
         batch_size: Texts embedded per run.
+        threads: onnxruntime's intra-op threads; default: the cores this process may use
+            (:func:`available_cores`), set here rather than through ``OMP_NUM_THREADS``.
+            Idle threads do not spin, so they cost no CPU while the caller works.
+        optimization: onnxruntime graph optimisation level: ``disable``, ``basic``,
+            ``extended`` or ``all`` (default; fuses attention, GELU and layer norms).
+        sort_by_length: Batch texts of about one length together (default).
 
     Raises:
         FileNotFoundError: When the export does not exist (see :func:`export_minilm_onnx`).
+        ValueError: An unknown ``optimization`` level, or ``threads`` or ``batch_size``
+            below 1.
     """
 
-    def __init__(self, onnx_path: str | Path | None = None, *, batch_size: int = 32) -> None:
+    def __init__(
+        self,
+        onnx_path: str | Path | None = None,
+        *,
+        batch_size: int = 32,
+        threads: int | None = None,
+        optimization: str = "all",
+        sort_by_length: bool = True,
+    ) -> None:
+        if optimization not in _OPTIMIZATION_LEVELS:
+            raise ValueError(
+                f"optimization must be one of {', '.join(_OPTIMIZATION_LEVELS)}, "
+                f"got {optimization!r}"
+            )
+        if batch_size < 1 or (threads is not None and threads < 1):
+            raise ValueError(f"batch_size and threads must be >= 1, got {batch_size}, {threads}")
         path = Path(onnx_path) if onnx_path is not None else minilm_onnx_path()
         if not path.is_file():
             raise FileNotFoundError(
@@ -163,33 +203,61 @@ class OnnxMiniLMEmbeddings(Embeddings):
         )
         options = ort.SessionOptions()
         options.log_severity_level = 3
+        level = "DISABLE_ALL" if optimization == "disable" else f"ENABLE_{optimization.upper()}"
+        options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, f"ORT_{level}")
+        options.intra_op_num_threads = threads or available_cores()
+        options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         tokenizer = tokenizers.Tokenizer.from_file(str(packaged_minilm_path() / "tokenizer.json"))
         tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        tokenizer.no_padding()
         self._tokenizer = tokenizer
         self.onnx_path = path
         self.batch_size = batch_size
+        self.threads = options.intra_op_num_threads
+        self.optimization = optimization
+        self.sort_by_length = sort_by_length
         self.dimension = 384
 
-    def _encode(self, texts: list[str]) -> list[list[float]]:
+    def _run(self, encodings: list[Any]) -> Any:
+        """Unit vectors of one batch of encodings, padded to its longest."""
         import numpy as np
 
-        out: list[list[float]] = []
-        for start in range(0, len(texts), self.batch_size):
-            encodings = self._tokenizer.encode_batch(texts[start : start + self.batch_size])
-            ids = np.array([e.ids for e in encodings], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-            types = np.array([e.type_ids for e in encodings], dtype=np.int64)
-            (hidden,) = self._session.run(
-                ["last_hidden_state"],
-                {"input_ids": ids, "attention_mask": mask, "token_type_ids": types},
-            )
-            weights = mask[:, :, None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-            out.extend((pooled / np.clip(norms, 1e-12, None)).tolist())
-        return out
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        types = np.zeros_like(ids)
+        for row, encoding in enumerate(encodings):
+            n = len(encoding.ids)
+            ids[row, :n] = encoding.ids
+            mask[row, :n] = encoding.attention_mask
+            types[row, :n] = encoding.type_ids
+        (hidden,) = self._session.run(
+            ["last_hidden_state"],
+            {"input_ids": ids, "attention_mask": mask, "token_type_ids": types},
+        )
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return pooled / np.clip(norms, 1e-12, None)
+
+    def _encode(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        distinct = list(dict.fromkeys(texts))
+        encodings = self._tokenizer.encode_batch(distinct)
+        order = list(range(len(distinct)))
+        if self.sort_by_length:
+            order.sort(key=lambda i: len(encodings[i].ids))
+        vectors: dict[str, list[float]] = {}
+        for start in range(0, len(order), self.batch_size):
+            part = order[start : start + self.batch_size]
+            for i, vector in zip(
+                part, self._run([encodings[i] for i in part]).tolist(), strict=True
+            ):
+                vectors[distinct[i]] = vector
+        return [vectors[text] for text in texts]
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed documents; each vector has unit length."""

@@ -2,30 +2,38 @@
 
 from __future__ import annotations
 
-from typing import cast
+import logging
 
-from klea_utils.stores.embedding_models import Device, load_embeddings
+from klea_utils.stores._ingest.store.document_embedder import load_document_embedder
 from langchain_core.embeddings import Embeddings
 
 __all__ = ["LazyEmbeddings"]
 
 
 class LazyEmbeddings(Embeddings):
-    """Load ``spec`` with :func:`~klea_utils.stores.embedding_models.load_embeddings` on first use.
+    """Load the build's document embedder for ``spec`` on first use.
 
     A store run whose files are all unchanged embeds nothing, so it never pays for loading
     the model (seconds for a local model, an error for an unreachable one). The model is
-    loaded at most once per instance.
+    loaded at most once per instance, by
+    :func:`~klea_utils.stores._ingest.store.document_embedder.load_document_embedder`:
+    onnxruntime for the packaged MiniLM on the CPU, sentence-transformers otherwise.
 
     Args:
         spec: Embedding model spec (``huggingface:...``, ``ollama:...``).
-        device: Device for the model; ``load_embeddings`` validates it when it loads.
+        device: Device for the model; the loader validates it when it loads.
+        logger: Where the loader says which embedder it chose when that is news.
     """
 
-    def __init__(self, spec: str, device: str = "auto") -> None:
+    def __init__(
+        self, spec: str, device: str = "auto", logger: logging.Logger | None = None
+    ) -> None:
         self.spec = spec
         self.device = device
+        self.logger = logger or logging.getLogger(__name__)
         self._model: Embeddings | None = None
+        self.variant: str | None = None
+        """The variant that embeds (``onnxruntime-fp32``, ``torch``) once loaded."""
 
     @property
     def loaded(self) -> bool:
@@ -35,8 +43,8 @@ class LazyEmbeddings(Embeddings):
     def model(self) -> Embeddings:
         """The loaded model (loading it now if this is the first call)."""
         if self._model is None:
-            # load_embeddings raises EmbeddingModelError for a device it does not take.
-            self._model = load_embeddings(self.spec, device=cast(Device, self.device))
+            embedder = load_document_embedder(self.spec, self.device, self.logger)
+            self._model, self.variant = embedder.embeddings, embedder.variant
         return self._model
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:

@@ -8,7 +8,8 @@ path, never mixes records::
     {"version": 2, "collection": "papers",
      "stores": {"chroma:/data/store": {"files": {
          "a.pdf": {"file_hash": "<sha256>", "chunks": 12, "digest": "<sha256>",
-                   "complete": true}}}}}
+                   "complete": true}},
+         "vectors": "huggingface:all-MiniLM-L6-v2", "embedders": ["onnxruntime-fp32"]}}}
 
 A version-1 manifest (one ``store_uri`` and its ``files``) is read as that store's section.
 ``digest`` is :func:`chunks_digest` of the chunks as stored (text and metadata): a file whose
@@ -113,7 +114,7 @@ class StoreManifest:
     files: dict[str, ManifestEntry] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, source_dir: Path, collection: str, store_uri: str) -> StoreManifest:
+    def load(cls, source_dir: Path, collection: str, store_uri: str) -> CollectionManifest:
         """Load the collection manifest's section for ``store_uri`` (resolved).
 
         Other stores' sections are kept and written back unchanged by :meth:`save`.
@@ -198,9 +199,28 @@ def _parse_files(path: Path, files: Any) -> dict[str, ManifestEntry]:
 
 @dataclass
 class CollectionManifest(StoreManifest):
-    """A collection's manifest file: this store's section plus the others, kept as read."""
+    """A collection's manifest file: this store's section plus the others, kept as read.
+
+    A section also records the vectors it holds: ``vectors`` (the model's
+    :func:`~.document_embedder.vectors_key`) and ``embedders`` (the variants that wrote
+    them since the collection was last rebuilt, e.g. ``["onnxruntime-fp32", "torch"]``).
+    A section written before they were recorded has neither.
+    """
 
     others: dict[str, Any] = field(default_factory=dict)
+    vectors: str = ""
+    embedders: list[str] = field(default_factory=list)
+
+    def record_embedder(self, vectors: str, variant: str | None) -> None:
+        """Record that ``variant`` wrote vectors of ``vectors`` (saved with the next save)."""
+        self.vectors = vectors
+        if variant and variant not in self.embedders:
+            self.embedders = sorted([*self.embedders, variant])
+
+    def clear(self) -> None:
+        """Forget the files and the vectors recorded, and save (the collection was dropped)."""
+        self.vectors, self.embedders = "", []
+        super().clear()
 
     @classmethod
     def load_section(cls, source_dir: Path, collection: str, store_uri: str) -> CollectionManifest:
@@ -225,13 +245,30 @@ class CollectionManifest(StoreManifest):
         if not isinstance(sections, dict):
             raise IngestError(f"{path}: malformed store manifest (no 'stores' object)")
         mine = sections.pop(store_uri, None)
-        files = _parse_files(path, mine.get("files") or {}) if isinstance(mine, dict) else {}
-        return cls(path, collection, store_uri, files, others=sections)
+        if not isinstance(mine, dict):
+            return cls(path, collection, store_uri, others=sections)
+        files = _parse_files(path, mine.get("files") or {})
+        vectors, embedders = mine.get("vectors", ""), mine.get("embedders", [])
+        if not isinstance(vectors, str) or not isinstance(embedders, list):
+            raise IngestError(f"{path}: malformed store manifest (vectors or embedders)")
+        return cls(
+            path,
+            collection,
+            store_uri,
+            files,
+            others=sections,
+            vectors=vectors,
+            embedders=[str(e) for e in embedders],
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The whole manifest file: every store's section, this one updated."""
-        mine = super().to_json()
-        stores = {**self.others, self.store_uri: {"files": mine["files"]}}
+        mine: dict[str, Any] = {"files": super().to_json()["files"]}
+        if self.vectors:
+            mine["vectors"] = self.vectors
+        if self.embedders:
+            mine["embedders"] = self.embedders
+        stores = {**self.others, self.store_uri: mine}
         return {
             "version": MANIFEST_VERSION,
             "collection": self.collection,

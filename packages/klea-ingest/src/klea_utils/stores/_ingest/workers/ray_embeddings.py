@@ -2,7 +2,9 @@
 
 :class:`RayEmbeddings` is a LangChain ``Embeddings`` the store phase uses like any other:
 the vector store calls ``embed_documents`` for each batch it adds, the batch is split
-across the embedding workers (Ray actors holding one CPU, and one GPU on a CUDA run),
+across the embedding workers (Ray actors holding one CPU, and one GPU on a CUDA run, so
+Ray places them on GPU nodes; each loads the build's document embedder, onnxruntime for
+the packaged MiniLM on a CPU worker),
 and the vectors come back to the driver, which writes the store. Nothing about the store
 changes, only where the model runs. A worker that dies is replaced and its part sent
 again once.
@@ -22,9 +24,15 @@ class RayEmbeddingWorker:
     """Holds one loaded embedding model; one instance per Ray actor."""
 
     def __init__(self, spec: str, device: str) -> None:
-        from klea_utils.stores.embedding_models import load_embeddings
+        from klea_utils.stores._ingest.store.document_embedder import load_document_embedder
 
-        self.model = load_embeddings(spec, device=device)  # type: ignore[arg-type]
+        embedder = load_document_embedder(spec, device, logging.getLogger(__name__))
+        self.model = embedder.embeddings
+        self.variant = embedder.variant
+
+    def embedder_variant(self) -> str:
+        """The variant this worker embeds with (``onnxruntime-fp32``, ``torch``)."""
+        return self.variant
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Embed ``texts`` as documents."""
@@ -65,6 +73,8 @@ class RayEmbeddings(Embeddings):
         self.workers = workers
         self._ray: Any = None
         self._actors: list[Any] = []
+        self.variant: str | None = None
+        """``ray/<variant>`` of the workers once they run (recorded in the store manifest)."""
 
     def _pool(self) -> list[Any]:
         if not self._actors:
@@ -81,6 +91,8 @@ class RayEmbeddings(Embeddings):
             self._actors = [
                 remote.remote(self.spec, worker_device(self.device)) for _ in range(count)
             ]
+            variant = self._ray.get(self._actors[0].embedder_variant.remote())
+            self.variant = f"ray/{variant}"
         return self._actors
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:

@@ -1,0 +1,146 @@
+"""The build's document embedder: which one writes the vectors, on which device, how wide.
+
+- The packaged MiniLM on the CPU runs through onnxruntime (``onnxruntime-fp32``:
+  :class:`~klea_utils.stores.onnx_minilm.OnnxMiniLMEmbeddings` over the ONNX export, made
+  once and cached like the query export), its threads set to the cores this process may
+  use. Its vectors agree with torch's within cosine 0.999, so a collection may hold
+  vectors of both and queries embedded either way find the same chunks.
+- Every other model, any CUDA or MPS device, ``KLEA_ONNX_DOCUMENTS=0``, or a machine
+  without onnxruntime runs sentence-transformers on torch (``torch``), the last with a
+  log line saying so. On the CPU torch's thread count is set here too (never through
+  ``OMP_NUM_THREADS``, which tesseract also reads); on CUDA the batch is sized to the
+  GPU's free memory (:func:`gpu_batch_size`).
+
+:func:`vectors_key` names the vectors a spec writes, whatever the variant: the store
+manifest records it, and a run whose model writes other vectors rebuilds the collection.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+
+from klea_utils.stores.embedding_models import (
+    Device,
+    load_embeddings,
+    parse_embedding_model,
+)
+from klea_utils.stores.exceptions import EmbeddingModelError
+from klea_utils.stores.onnx_minilm import (
+    OnnxMiniLMEmbeddings,
+    available_cores,
+    export_minilm_onnx,
+    onnx_runtime_available,
+)
+from klea_utils.stores.packaged_minilm import is_packaged_minilm
+from langchain_core.embeddings import Embeddings
+
+__all__ = [
+    "ONNX_DOCUMENTS_ENV_VAR",
+    "VARIANT_ONNX",
+    "VARIANT_TORCH",
+    "DocumentEmbedder",
+    "embed_device",
+    "gpu_batch_size",
+    "load_document_embedder",
+    "vectors_key",
+]
+
+ONNX_DOCUMENTS_ENV_VAR = "KLEA_ONNX_DOCUMENTS"
+"""Set to ``0`` to embed a build's documents with torch even for the packaged MiniLM."""
+
+VARIANT_ONNX = "onnxruntime-fp32"
+VARIANT_TORCH = "torch"
+
+_PACKAGED_KEY = "huggingface:all-MiniLM-L6-v2"
+_BYTES_PER_SEQUENCE = 16 * 2**20
+"""GPU memory one 256-token MiniLM sequence may take in a forward pass (generous)."""
+_GPU_BATCH_RANGE = (32, 1024)
+
+
+@dataclass(frozen=True)
+class DocumentEmbedder:
+    """A loaded document embedder and the name of its variant (recorded in the manifest)."""
+
+    embeddings: Embeddings
+    variant: str
+
+
+def vectors_key(spec: str) -> str:
+    """The vectors ``spec`` writes: its spec, every name of the packaged MiniLM as one."""
+    try:
+        parsed = parse_embedding_model(spec)
+    except EmbeddingModelError:
+        return spec  # not a spec the loader takes: a caller's own ``Embeddings`` names it
+    if parsed.provider == "huggingface" and is_packaged_minilm(parsed.model):
+        return _PACKAGED_KEY
+    return f"{parsed.provider}:{parsed.model}"
+
+
+def embed_device(device: str) -> str:
+    """``device`` for the embedder: ``auto`` is ``cuda`` when torch sees a GPU, else ``cpu``."""
+    if device != "auto":
+        return device
+    from importlib.util import find_spec
+
+    if find_spec("torch") is None:
+        return "cpu"
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def gpu_batch_size(free_bytes: int) -> int:
+    """Texts per forward pass on a GPU with ``free_bytes`` free: a quarter of it at 16 MiB
+    a sequence, a power of two from 32 to 1024."""
+    fits = max(1, free_bytes // 4 // _BYTES_PER_SEQUENCE)
+    low, high = _GPU_BATCH_RANGE
+    return max(low, min(high, 1 << (fits.bit_length() - 1)))
+
+
+def _wants_onnx(spec: str, device: str) -> bool:
+    parsed = parse_embedding_model(spec)
+    return (
+        parsed.provider == "huggingface"
+        and is_packaged_minilm(parsed.model)
+        and device == "cpu"
+        and os.environ.get(ONNX_DOCUMENTS_ENV_VAR, "1") != "0"
+    )
+
+
+def load_document_embedder(spec: str, device: str, logger: logging.Logger) -> DocumentEmbedder:
+    """Load the embedder that writes a build's vectors for ``spec`` on ``device``."""
+    resolved = embed_device(device)
+    if _wants_onnx(spec, resolved):
+        if onnx_runtime_available():
+            return DocumentEmbedder(OnnxMiniLMEmbeddings(export_minilm_onnx()), VARIANT_ONNX)
+        logger.info(
+            "onnxruntime is not installed: documents are embedded with torch, about 3x the "
+            "CPU (pip install 'klea-retrieval[huggingface]')"
+        )
+    torch_device = resolved
+    if resolved == "cpu" or resolved.startswith("cuda"):
+        import torch
+
+        if resolved == "cpu":
+            torch.set_num_threads(available_cores())
+    model = load_embeddings(spec, device=_loader_device(resolved))
+    if resolved.startswith("cuda"):
+        batch = _cuda_batch_size(resolved)
+        if hasattr(model, "batch_size"):
+            model.batch_size = batch
+        logger.info("embedding on %s, %d texts per batch", torch_device, batch)
+    return DocumentEmbedder(model, VARIANT_TORCH)
+
+
+def _loader_device(device: str) -> Device:
+    return device  # type: ignore[return-value]  # cuda:N and mps are checked by the loader
+
+
+def _cuda_batch_size(device: str) -> int:
+    import torch
+
+    index = int(device.partition(":")[2] or 0)
+    free, _total = torch.cuda.mem_get_info(index)
+    return gpu_batch_size(int(free))

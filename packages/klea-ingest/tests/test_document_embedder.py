@@ -1,0 +1,207 @@
+"""The build's document embedder: onnxruntime for the packaged MiniLM on the CPU, torch for
+the rest; the manifest records the vectors, and a store written one way answers queries
+embedded the other way with the same chunks."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from ingest_store_support import make_builder, write_source
+from klea_utils.stores._ingest.store.document_embedder import (
+    ONNX_DOCUMENTS_ENV_VAR,
+    VARIANT_ONNX,
+    VARIANT_TORCH,
+    embed_device,
+    gpu_batch_size,
+    load_document_embedder,
+    vectors_key,
+)
+from klea_utils.stores._ingest.store.manifest import manifest_path
+from klea_utils.stores.exceptions import EmbeddingModelError
+from klea_utils.stores.onnx_minilm import OnnxMiniLMEmbeddings, available_cores
+from klea_utils.stores.utils import instantiate_vector_store
+from realpapers import DATA
+
+pytestmark = pytest.mark.slow
+LOG = logging.getLogger("test-document-embedder")
+MINILM = "huggingface:all-MiniLM-L6-v2"
+
+
+def test_every_name_of_the_packaged_minilm_writes_the_same_vectors() -> None:
+    assert vectors_key(MINILM) == vectors_key("huggingface:sentence-transformers/all-MiniLM-L6-v2")
+    assert vectors_key("huggingface:BAAI/bge-small-en-v1.5") != vectors_key(MINILM)
+    assert vectors_key("ollama:nomic-embed-text") == "ollama:nomic-embed-text"
+
+
+@given(st.integers(min_value=0, max_value=2**40))
+def test_the_gpu_batch_is_a_power_of_two_sized_to_free_memory(free: int) -> None:
+    batch = gpu_batch_size(free)
+    assert 32 <= batch <= 1024
+    assert batch & (batch - 1) == 0
+    assert batch * 16 * 2**20 <= max(free // 4, 32 * 16 * 2**20)
+    assert gpu_batch_size(free * 2) >= batch
+
+
+def test_auto_is_the_gpu_only_where_torch_sees_one() -> None:
+    import torch
+
+    assert embed_device("auto") == ("cuda" if torch.cuda.is_available() else "cpu")
+    assert embed_device("cuda:1") == "cuda:1"
+
+
+@pytest.mark.parametrize("device", ["gpu", "cuda:", "cuda:one", "CPU"])
+def test_a_device_the_embedder_does_not_know_is_refused_by_name(device: str) -> None:
+    with pytest.raises(EmbeddingModelError, match=f"got '{device}'"):
+        load_document_embedder(MINILM, device, LOG)
+
+
+def test_the_packaged_minilm_on_the_cpu_runs_on_onnxruntime_with_every_core() -> None:
+    embedder = load_document_embedder(MINILM, "cpu", LOG)
+    assert embedder.variant == VARIANT_ONNX
+    assert isinstance(embedder.embeddings, OnnxMiniLMEmbeddings)
+    assert embedder.embeddings.threads == available_cores()
+
+
+def test_torch_when_asked_with_its_threads_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+
+    monkeypatch.setenv(ONNX_DOCUMENTS_ENV_VAR, "0")
+    torch.set_num_threads(1)
+    embedder = load_document_embedder(MINILM, "cpu", LOG)
+    assert embedder.variant == VARIANT_TORCH
+    assert torch.get_num_threads() == available_cores()
+
+
+def _reference_paragraphs(limit: int) -> list[str]:
+    assert DATA is not None
+    text = (DATA.parent / "reference" / "2412.19437_deepseek-v3.md").read_text(encoding="utf-8")
+    paragraphs = [p.strip() for p in text.split("\n\n") if len(p.strip()) > 200]
+    return paragraphs[:limit]
+
+
+QUESTIONS = [
+    "How much money was spent on the long-context extension stage of training?",
+    "What bandwidth does the intra-node GPU interconnect provide?",
+    "How does the model balance the load of its experts without an auxiliary loss?",
+    "multi-token prediction objective",
+]
+
+
+def test_a_store_written_by_onnxruntime_answers_torch_queries_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from klea_utils.stores.embedding_models import SentenceTransformerEmbeddings, load_embeddings
+
+    source, uri = tmp_path / "src", f"chroma:{tmp_path / 'store'}"
+    builder = make_builder(None, batch=64)  # type: ignore[arg-type]  # the build's own embedder
+    result = write_source(source, "deepseek.md", _reference_paragraphs(60))
+    builder.store_all(iter([result]), uri, "papers", source)
+    section = json.loads(manifest_path(source, "papers").read_text())["stores"]
+    (record,) = section.values()
+    assert record["vectors"] == MINILM
+    assert record["embedders"] == [VARIANT_ONNX]
+    onnx = OnnxMiniLMEmbeddings()
+    torch_model = load_embeddings(device="cpu")
+    assert isinstance(torch_model, SentenceTransformerEmbeddings)
+    by_onnx, by_torch = (
+        instantiate_vector_store(uri, "papers", model, LOG) for model in (onnx, torch_model)
+    )
+    for question in QUESTIONS:
+        top_onnx = [d.id for d in by_onnx.similarity_search(question, k=3)]
+        top_torch = [d.id for d in by_torch.similarity_search(question, k=3)]
+        assert len(top_onnx) == 3
+        assert top_onnx == top_torch, question
+
+
+def test_vectors_of_another_model_force_a_rebuild(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from ingest_store_support import CountingEmbeddings, minilm
+
+    counting = CountingEmbeddings(minilm())
+    source, uri = tmp_path / "src", f"chroma:{tmp_path / 'store'}"
+    results = [
+        write_source(source, "a.md", [f"paragraph {i} on cortical columns" for i in range(3)])
+    ]
+    make_builder(counting).store_all(iter(results), uri, "papers", source)
+    path = manifest_path(source, "papers")
+    raw: dict[str, Any] = json.loads(path.read_text())
+    (record,) = raw["stores"].values()
+    assert record["vectors"] == MINILM
+    assert record["embedders"] == ["CountingEmbeddings"]
+
+    counting.embedded = 0
+    assert make_builder(counting).store_all(iter(results), uri, "papers", source).files_skipped == 1
+    assert counting.embedded == 0, "the same model's vectors are kept"
+
+    record["vectors"] = "huggingface:some/other-model"
+    path.write_text(json.dumps(raw))
+    summary = make_builder(counting).store_all(iter(results), uri, "papers", source)
+    assert summary.files_added == 1
+    assert counting.embedded == 3
+    assert "holds vectors of huggingface:some/other-model" in caplog.text
+    (record,) = json.loads(path.read_text())["stores"].values()
+    assert record["vectors"] == MINILM
+
+
+class _Remote:
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+
+    def remote(self, *args: Any) -> Any:
+        return self.fn(*args)
+
+
+class _FakeRay:
+    """Ray as RayEmbeddings sees it: actor options and devices recorded (no GPU here)."""
+
+    def __init__(self) -> None:
+        self.options: list[dict[str, Any]] = []
+        self.devices: list[str] = []
+
+    def cluster_resources(self) -> dict[str, float]:
+        return {"CPU": 4.0, "GPU": 2.0}
+
+    def remote(self, cls: Any) -> Any:
+        ray = self
+
+        class Handle:
+            def options(self, **kwargs: Any) -> Handle:
+                ray.options.append(kwargs)
+                return self
+
+            def remote(self, spec: str, device: str) -> Any:
+                ray.devices.append(device)
+                actor = type("Actor", (), {})()
+                actor.embedder_variant = _Remote(lambda: "torch" if device != "cpu" else "x")
+                return actor
+
+        return Handle()
+
+    def get(self, value: Any) -> Any:
+        return value
+
+
+@pytest.mark.parametrize(
+    ("device", "gpus", "actors", "worker_device"),
+    [("cuda:1", 1, 2, "cuda"), ("cuda", 1, 2, "cuda"), ("cpu", None, 4, "cpu")],
+)
+def test_ray_embedding_workers_ask_for_a_gpu_on_a_cuda_run(
+    monkeypatch: pytest.MonkeyPatch, device: str, gpus: int | None, actors: int, worker_device: str
+) -> None:
+    from klea_utils.stores._ingest.workers import ray_cluster
+    from klea_utils.stores._ingest.workers.ray_embeddings import RayEmbeddings
+
+    fake = _FakeRay()
+    monkeypatch.setattr(ray_cluster, "connect", lambda address, logger: fake)
+    embeddings = RayEmbeddings(MINILM, "auto", device=device, logger=LOG)
+    assert len(embeddings._pool()) == actors
+    assert {o.get("num_gpus") for o in fake.options} == {gpus}
+    assert set(fake.devices) == {worker_device}
+    assert embeddings.variant == ("ray/x" if device == "cpu" else "ray/torch")
