@@ -56,7 +56,7 @@ main()
 """
 _START = re.compile(r"\d+ source file\(s\): \d+ cached, (\d+) to convert")
 _CONVERTED = re.compile(r"Conversion: \d+ ok")
-_STORED = re.compile(r"Store \S+ collection ")
+_STORED = re.compile(r"Store .+ collection '")
 
 
 @dataclass

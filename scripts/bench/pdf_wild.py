@@ -399,15 +399,20 @@ def _select(source: Path, patterns: list[str]) -> list[Path]:
     return files
 
 
+def _slug(label: str) -> str:
+    """A run's folder name: its label without blanks or slashes."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", label)
+
+
 def _chunk_texts(bm25: Path) -> dict[str, list[str]]:
     return {name: sorted(d.page_content for d in docs) for name, docs in read_chunks(bm25).items()}
 
 
 def print_same_chunks(runs: list[TimedBuild], work: Path) -> None:
     """Whether every run stored the same chunk texts per file as the last one (this code)."""
-    last = _chunk_texts(work / runs[-1].label / "bm25.pkl")
+    last = _chunk_texts(work / _slug(runs[-1].label) / "bm25.pkl")
     for run in runs[:-1]:
-        other = _chunk_texts(work / run.label / "bm25.pkl")
+        other = _chunk_texts(work / _slug(run.label) / "bm25.pkl")
         differ = sorted(n for n in set(last) | set(other) if last.get(n) != other.get(n))
         verdict = "same chunks" if not differ else f"{len(differ)} file(s) differ: {differ[:5]}"
         print(f"{run.label} vs {runs[-1].label}: {verdict}")
@@ -425,7 +430,7 @@ def _timed_runs(files: list[Path], work: Path, args: argparse.Namespace) -> list
     runs: list[TimedBuild] = []
     with baseline_tree(args.baseline_ref) as baseline:
         for label, old, extra in plan:
-            folder = work / label
+            folder = work / _slug(label)
             src = copy_set(files, folder)
             print(f"building {len(files)} file(s) in {folder} ({label}) ...", file=sys.stderr)
             runs.append(run_build(label, baseline if old else None, build_args(src, folder, extra)))
@@ -477,11 +482,11 @@ def main() -> None:
         shutil.rmtree(work)
     runs = _timed_runs(files, work, args)
     run = runs[-1]
-    src = work / run.label / "src"
+    src = work / _slug(run.label) / "src"
     if args.show_stderr:
         sys.stderr.write(run.stderr)
     output = run.stdout + "\n" + run.stderr
-    chunks = read_chunks(work / run.label / "bm25.pkl")
+    chunks = read_chunks(work / _slug(run.label) / "bm25.pkl")
     reasons = not_stored_reasons(output, [p.name for p in files], src)
     rows = [
         measure_file(
