@@ -55,7 +55,11 @@ def _workers_alive() -> list[psutil.Process]:
 class _Watcher(threading.Thread):
     """Counts the conversion workers alive at once; runs ``act`` once when ``when`` holds."""
 
-    def __init__(self, when: Callable[[int], bool], act: Callable[[list[psutil.Process]], None]):
+    def __init__(
+        self,
+        when: Callable[[list[psutil.Process]], bool],
+        act: Callable[[list[psutil.Process]], None],
+    ) -> None:
         super().__init__(daemon=True)
         self.most = 0
         self.acted = False
@@ -66,7 +70,7 @@ class _Watcher(threading.Thread):
         while not self.stop.is_set():
             alive = _workers_alive()
             self.most = max(self.most, len(alive))
-            if not self.acted and self._when(len(alive)):
+            if not self.acted and self._when(alive):
                 self._act(alive)
                 self.acted = True
             time.sleep(0.02)
@@ -94,7 +98,7 @@ def _corpus(root: Path) -> list[Path]:
 
 def test_two_workers_convert_at_once_and_store_what_one_worker_stores(tmp_path: Path) -> None:
     files = _corpus(tmp_path / "two")
-    watcher = _Watcher(lambda alive: False, lambda alive: None)
+    watcher = _Watcher(lambda alive: False, lambda alive: None)  # counts only
     watcher.start()
     try:
         results = dispatch_conversion_batches(
@@ -121,7 +125,8 @@ def test_a_worker_killed_mid_batch_while_another_runs_loses_no_file(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     # The scan (the largest file) goes to one worker with a text file, the rest to the
-    # other; the scan's worker is killed once both run and one file is cached.
+    # other; the scan's worker is killed while tesseract reads a page, once both workers
+    # run and the other has cached a file.
     slow = write_scanned_pdf(tmp_path / "a.pdf", ["SLOW SCANNED PAGE"] * 3)
     rest = [
         write_markdown(tmp_path / f"{name}.md", name, sample_paragraphs(1, seed=i))
@@ -130,12 +135,25 @@ def test_a_worker_killed_mid_batch_while_another_runs_loses_no_file(
     cache = ChunkCache(tmp_path)
     killed: list[int] = []
 
-    def kill_the_busier(alive: list[psutil.Process]) -> None:
-        victim = max(alive, key=lambda p: p.cpu_times().user)
-        os.kill(victim.pid, signal.SIGKILL)
-        killed.append(victim.pid)
+    def ocr_running(alive: list[psutil.Process]) -> psutil.Process | None:
+        for worker in alive:
+            try:
+                if worker.children():
+                    return worker
+            except psutil.Error:
+                continue
+        return None
 
-    watcher = _Watcher(lambda alive: alive >= 2 and len(cache.entries()) >= 1, kill_the_busier)
+    def when(alive: list[psutil.Process]) -> bool:
+        return len(alive) >= 2 and len(cache.entries()) >= 1 and ocr_running(alive) is not None
+
+    def kill_the_ocr_worker(alive: list[psutil.Process]) -> None:
+        victim = ocr_running(alive)
+        if victim is not None:
+            os.kill(victim.pid, signal.SIGKILL)
+            killed.append(victim.pid)
+
+    watcher = _Watcher(when, kill_the_ocr_worker)
     watcher.start()
     try:
         with caplog.at_level(logging.ERROR):
