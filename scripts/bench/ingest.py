@@ -1,11 +1,21 @@
-"""Benchmark chunk_all on generated text PDFs at N and 4N files.
+"""Benchmark ingestion on generated text PDFs: per-phase timings, and memory at N and 4N.
 
-Reports files per minute, the parent's peak RSS at each size, and the peak RSS seen in
-any conversion worker (checked against the cap). Target: parent peak RSS at 4N <= 1.15x
-at N, and workers within their cap (plus one file's growth: the cap is checked before
-each file).
+By default: ``klea-stores-create build`` of N generated text PDFs (Chroma and BM25), timed
+per phase (conversion+chunking, embedding+store, the rest) and as a whole: wall time, CPU
+time of the process tree, cores used, pages per wall-minute and per CPU-minute (see
+``build_phases.py``). ``--baseline-ref REF`` first builds the same files with the code of
+REF (a temporary git worktree run with this venv) and prints the ratios to it; ``--also
+'LABEL:ARGS'`` adds builds of this code with extra arguments.
 
-    uv run --frozen python scripts/bench/ingest.py --files 20 --mem-limit 2000000000
+    uv run --frozen python scripts/bench/ingest.py --files 12 --baseline-ref main \
+        --also 'one worker:--workers 1'
+
+``--memory``: the earlier bench instead: ``chunk_all`` at N and 4N files, files per minute,
+the parent's peak RSS at each size, and the peak RSS seen in any conversion worker (checked
+against the cap). Target: parent peak RSS at 4N <= 1.15x at N, and workers within their cap
+(plus one file's growth: the cap is checked before each file).
+
+    uv run --frozen python scripts/bench/ingest.py --memory --files 20 --mem-limit 2000000000
 """
 
 from __future__ import annotations
@@ -25,6 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "packages/klea-inge
 
 from ingest_corpus import sample_paragraphs, write_text_pdf
 from klea_utils.stores.ingestion import StoresBuilder
+
+sys.path.append(str(Path(__file__).resolve().parent))  # behind the stdlib: see tokenize.py
+
+from build_phases import TimedBuild, baseline_tree, print_phases, run_build
 
 
 class _Sampler(threading.Thread):
@@ -66,14 +80,59 @@ def _run(count: int, mem_limit: int, batch: int) -> tuple[float, int, int]:
         return count / elapsed * 60, sampler.parent_peak, sampler.worker_peak
 
 
+def _corpus(folder: Path, count: int, paragraphs: int) -> int:
+    """``count`` generated text PDFs in ``folder``; their page count."""
+    import pypdfium2
+
+    folder.mkdir(parents=True)
+    pages = 0
+    for i in range(count):
+        path = folder / f"p{i:05d}.pdf"
+        write_text_pdf(path, f"Paper {i}", sample_paragraphs(paragraphs, seed=i))
+        pdf = pypdfium2.PdfDocument(path)
+        pages += len(pdf)
+        pdf.close()
+    return pages
+
+
+def _phases(args: argparse.Namespace) -> None:
+    plan: list[tuple[str, bool, list[str]]] = []
+    if args.baseline_ref:
+        plan.append((f"baseline {args.baseline_ref}", True, args.build_arg))
+    for variant in args.also:
+        label, _, extra = variant.partition(":")
+        plan.append((label, False, [*args.build_arg, *extra.split()]))
+    plan.append(("this code", False, args.build_arg))
+    runs: list[TimedBuild] = []
+    with tempfile.TemporaryDirectory() as tmp, baseline_tree(args.baseline_ref) as baseline:
+        pages = 0
+        for n, (label, old, extra) in enumerate(plan):
+            work = Path(tmp) / f"run{n}"
+            pages = _corpus(work / "src", args.files, args.paragraphs)
+            build = [str(work / "src"), "--collection", "bench", "--store"]
+            build += [f"chroma:{work / 'chroma'}", "--bm25-store", str(work / "bm25.pkl")]
+            runs.append(run_build(label, baseline if old else None, [*build, *extra]))
+    print_phases(runs, pages)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--files", type=int, default=20, help="N (the second run uses 4N)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--files", type=int, default=20, help="N (--memory: also 4N)")
+    parser.add_argument("--paragraphs", type=int, default=6, help="paragraphs per PDF")
     parser.add_argument("--mem-limit", type=int, default=2_000_000_000)
     parser.add_argument("--batch", type=int, default=200)
+    parser.add_argument("--memory", action="store_true", help="the N/4N memory bench")
+    parser.add_argument("--baseline-ref", help="also build with the code of this git ref")
+    parser.add_argument("--also", action="append", default=[], metavar="LABEL:ARGS")
+    parser.add_argument("--build-arg", action="append", default=[], help="extra build argument")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     logging.basicConfig(level=logging.WARNING)
+    if not args.memory:
+        _phases(args)
+        return
     rows = []
     for count in (args.files, 4 * args.files):
         rate, parent, worker = _run(count, args.mem_limit, args.batch)

@@ -24,6 +24,15 @@ whole ``build`` process tree: the CLI, its conversion workers, tesseract), the p
 the process tree (sum over its processes, sampled every 0.1 s) and of its largest process,
 and the number of ``Warning`` lines the build printed on stderr (library noise).
 
+Per phase (conversion+chunking, embedding+store, the rest) and for the whole run: wall time,
+CPU time, cores used (CPU/wall), pages per wall-minute and per CPU-minute, timed as
+``build_phases.py`` says. ``--baseline-ref REF`` first builds the same files with the code of
+REF (a temporary git worktree, this venv) and prints each phase's ratio to it;
+``--also 'LABEL:ARGS'`` adds a build of this code with extra arguments (say
+``'one worker:--workers 1'``). Every run converts a fresh copy (no cache); the per-file
+figures are of the last run (this code), and each other run is checked to have stored the
+same chunk texts.
+
 *Words* (``pdf_words.words``): the text is NFKC-normalised and lower-cased; a hyphen (``-``,
 soft hyphen, or pdfium's U+FFFE) at a line end followed by a lower-case letter joins the two
 halves; a word is a maximal run of letters and combining marks, kept when it has 3+ letters.
@@ -41,7 +50,8 @@ written without spaces are left out, as Japanese sets ``Zipfの法則`` in one t
 Latin letters without a vowel (``aeiouy``, accents ignored) that is not all capitals.
 
     uv run --frozen python scripts/bench/pdf_wild.py [--files GLOB ...] [--source DIR]
-        [--manifest FILE] [--json OUT] [--work DIR] [--keep]
+        [--manifest FILE] [--json OUT] [--work DIR] [--keep] [--baseline-ref REF]
+        [--also LABEL:ARGS ...] [--build-arg ARG ...]
 
 Use ``--files`` for subsets while developing (the whole set is 3,722 pages, 15+ CPU-minutes
 on a two-core machine).
@@ -59,24 +69,20 @@ if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(
 
 import argparse
 import collections
-import contextlib
 import fnmatch
 import json
 import pickle
 import re
-import resource
 import shutil
 import statistics
-import subprocess
 import tempfile
-import threading
-import time
 import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import psutil
+from build_phases import TimedBuild, baseline_tree, print_phases, run_build
+from build_phases import summary as timed_summary
 from pdf_words import bag_recall, script_of, unspaced, words
 
 _ROOT = Path(__file__).resolve().parents[2]
@@ -203,47 +209,9 @@ def read_text_layer(path: Path) -> TextLayer:
 # -- the build -----------------------------------------------------------------------------
 
 
-class _TreeSampler(threading.Thread):
-    """Peak RSS of a process tree: the sum over its processes, and its largest process."""
-
-    def __init__(self, pid: int) -> None:
-        super().__init__(daemon=True)
-        self.root = psutil.Process(pid)
-        self.peak_sum = 0
-        self.peak_one = 0
-        self.done = threading.Event()
-
-    def run(self) -> None:
-        while not self.done.is_set():
-            try:
-                procs = [self.root, *self.root.children(recursive=True)]
-            except psutil.Error:
-                break
-            rss = []
-            for proc in procs:
-                with contextlib.suppress(psutil.Error):
-                    rss.append(proc.memory_info().rss)
-            self.peak_sum = max(self.peak_sum, sum(rss))
-            self.peak_one = max(self.peak_one, max(rss, default=0))
-            time.sleep(0.1)
-
-
-@dataclass
-class BuildRun:
-    returncode: int
-    stdout: str
-    stderr: str
-    cpu_s: float
-    wall_s: float
-    peak_rss_tree: int
-    peak_rss_process: int
-
-
-def run_build(src: Path, work: Path, extra: list[str]) -> BuildRun:
-    exe = Path(sys.executable).parent / "klea-stores-create"
-    cmd = [
-        str(exe) if exe.exists() else "klea-stores-create",
-        "build",
+def build_args(src: Path, work: Path, extra: list[str]) -> list[str]:
+    """The ``build`` arguments of one run: Chroma store and BM25 corpus under ``work``."""
+    return [
         str(src),
         "--collection",
         "wild",
@@ -253,27 +221,15 @@ def run_build(src: Path, work: Path, extra: list[str]) -> BuildRun:
         str(work / "bm25.pkl"),
         *extra,
     ]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    sampler = _TreeSampler(proc.pid)
-    sampler.start()
-    stdout, stderr = proc.communicate()
-    wall = time.perf_counter() - start
-    sampler.done.set()
-    sampler.join()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return BuildRun(
-        proc.returncode,
-        stdout,
-        stderr,
-        cpu,
-        wall,
-        sampler.peak_sum,
-        max(sampler.peak_one, after.ru_maxrss * 1024),
-    )
+
+
+def copy_set(files: list[Path], work: Path) -> Path:
+    """A fresh copy of ``files`` in ``work/src`` (no cache: every run converts everything)."""
+    src = work / "src"
+    src.mkdir(parents=True)
+    for path in files:
+        shutil.copy2(path, src / path.name)
+    return src
 
 
 def read_chunks(bm25: Path) -> dict[str, list[Any]]:
@@ -443,6 +399,44 @@ def _select(source: Path, patterns: list[str]) -> list[Path]:
     return files
 
 
+def _slug(label: str) -> str:
+    """A run's folder name: its label without blanks or slashes."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", label)
+
+
+def _chunk_texts(bm25: Path) -> dict[str, list[str]]:
+    return {name: sorted(d.page_content for d in docs) for name, docs in read_chunks(bm25).items()}
+
+
+def print_same_chunks(runs: list[TimedBuild], work: Path) -> None:
+    """Whether every run stored the same chunk texts per file as the last one (this code)."""
+    last = _chunk_texts(work / _slug(runs[-1].label) / "bm25.pkl")
+    for run in runs[:-1]:
+        other = _chunk_texts(work / _slug(run.label) / "bm25.pkl")
+        differ = sorted(n for n in set(last) | set(other) if last.get(n) != other.get(n))
+        verdict = "same chunks" if not differ else f"{len(differ)} file(s) differ: {differ[:5]}"
+        print(f"{run.label} vs {runs[-1].label}: {verdict}")
+
+
+def _timed_runs(files: list[Path], work: Path, args: argparse.Namespace) -> list[TimedBuild]:
+    """The baseline (if any), each ``--also`` variant, then this code: a fresh copy each."""
+    plan: list[tuple[str, bool, list[str]]] = []
+    if args.baseline_ref:
+        plan.append((f"baseline {args.baseline_ref}", True, args.build_arg))
+    for variant in args.also:
+        label, _, extra = variant.partition(":")
+        plan.append((label, False, [*args.build_arg, *extra.split()]))
+    plan.append(("this code", False, args.build_arg))
+    runs: list[TimedBuild] = []
+    with baseline_tree(args.baseline_ref) as baseline:
+        for label, old, extra in plan:
+            folder = work / _slug(label)
+            src = copy_set(files, folder)
+            print(f"building {len(files)} file(s) in {folder} ({label}) ...", file=sys.stderr)
+            runs.append(run_build(label, baseline if old else None, build_args(src, folder, extra)))
+    return runs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -459,6 +453,17 @@ def main() -> None:
         "--build-arg", action="append", default=[], help="extra argument for the build"
     )
     parser.add_argument("--show-stderr", action="store_true", help="print the build's stderr")
+    parser.add_argument(
+        "--baseline-ref",
+        help="also build with the code of this git ref first, for the ratios (build_phases.py)",
+    )
+    parser.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="LABEL:ARGS",
+        help="also build with this code and extra build arguments, e.g. 'one worker:--workers 1'",
+    )
     args = parser.parse_args()
 
     wild = _default_set()
@@ -475,16 +480,13 @@ def main() -> None:
     work = args.work or Path(tempfile.mkdtemp(prefix="pdf-wild-"))
     if work.exists() and args.work:
         shutil.rmtree(work)
-    src = work / "src"
-    src.mkdir(parents=True)
-    for path in files:
-        shutil.copy2(path, src / path.name)
-    print(f"building {len(files)} file(s) from {source} in {work} ...", file=sys.stderr)
-    run = run_build(src, work, args.build_arg)
+    runs = _timed_runs(files, work, args)
+    run = runs[-1]
+    src = work / _slug(run.label) / "src"
     if args.show_stderr:
         sys.stderr.write(run.stderr)
     output = run.stdout + "\n" + run.stderr
-    chunks = read_chunks(work / "bm25.pkl")
+    chunks = read_chunks(work / _slug(run.label) / "bm25.pkl")
     reasons = not_stored_reasons(output, [p.name for p in files], src)
     rows = [
         measure_file(
@@ -504,9 +506,9 @@ def main() -> None:
         "files": len(rows),
         "stored": sum(r.stored for r in rows),
         "pages": pages,
-        "cpu_s": round(run.cpu_s, 1),
-        "wall_s": round(run.wall_s, 1),
-        "pages_per_cpu_min": round(pages / (run.cpu_s / 60), 1) if run.cpu_s else None,
+        "cpu_s": round(run.total.cpu_s, 1),
+        "wall_s": round(run.total.wall_s, 1),
+        "pages_per_cpu_min": round(pages / (run.total.cpu_s / 60), 1) if run.total.cpu_s else None,
         "peak_rss_tree_gib": round(run.peak_rss_tree / 2**30, 2),
         "peak_rss_process_gib": round(run.peak_rss_process / 2**30, 2),
         "median_recall": statistics.median(recalls) if recalls else None,
@@ -517,9 +519,11 @@ def main() -> None:
         "warning_lines_on_stderr": len(warnings),
         "exit_status": run.returncode,
     }
+    print_phases(runs, pages)
+    print_same_chunks(runs, work)
     print(
         f"\nrun: {summary['stored']}/{summary['files']} stored, {pages} pages, "
-        f"CPU {run.cpu_s / 60:.1f} min, wall {run.wall_s / 60:.1f} min, "
+        f"CPU {run.total.cpu_s / 60:.1f} min, wall {run.total.wall_s / 60:.1f} min, "
         f"{summary['pages_per_cpu_min']} pages/CPU-min, peak RSS "
         f"{summary['peak_rss_tree_gib']} GiB (tree) / {summary['peak_rss_process_gib']} GiB "
         f"(largest process), median recall {_fmt(summary['median_recall'])}, "
@@ -531,6 +535,7 @@ def main() -> None:
             json.dumps(
                 {
                     "summary": summary,
+                    "timed_runs": [timed_summary(r, pages) for r in runs],
                     "categories": table,
                     "files": [asdict(r) for r in rows],
                     "warnings": warnings[:50],

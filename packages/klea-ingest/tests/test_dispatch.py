@@ -12,7 +12,17 @@ from collections import deque
 from pathlib import Path
 
 import pytest
-from klea_utils.stores._ingest.workers.dispatch import POISON_DEATHS, dispatch, poison_verdict
+import typer
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from klea_utils.stores._ingest.cli_options import parse_workers
+from klea_utils.stores._ingest.workers.dispatch import (
+    POISON_DEATHS,
+    balanced_batches,
+    dispatch,
+    poison_verdict,
+)
+from klea_utils.stores._ingest.workers.pool_size import auto_workers, resolve_workers, usable_cores
 from klea_utils.stores._ingest.workers.worker_process import LogPipe, forward_to_parent_loggers
 from klea_utils.stores.chunk_worker import ChunkItemResult, ChunkWorkerConfig
 
@@ -177,3 +187,122 @@ def test_log_pipe_ends_when_its_writer_is_gone() -> None:
     with pytest.raises(queue.Empty):
         pipe.get()
     pipe.close()
+
+
+# -- several workers at once (scripted) -----------------------------------------------------
+
+
+class _Pool:
+    """Starts scripted workers from a per-file plan and counts how many are open at once."""
+
+    def __init__(self, plan: dict[str, list[str]]) -> None:
+        self.plan = {name: deque(steps) for name, steps in plan.items()}
+        self.open = 0
+        self.most_open = 0
+        self.started: list[list[str]] = []
+
+    def start(self, config: ChunkWorkerConfig, batch: list[tuple[str, str]]) -> ScriptedWorker:
+        names = [Path(p).name for p, _ in batch]
+        self.started.append(names)
+        results: list[ChunkItemResult] = []
+        dies_at = None
+        for index, (path, _) in enumerate(batch):
+            steps = self.plan.get(Path(path).name)
+            if steps and steps[0] == "die":
+                steps.popleft()
+                dies_at = index
+                break
+            results.append(_ok(path))
+        worker = ScriptedWorker(results, dies_at, hangs=False)
+        self.open += 1
+        self.most_open = max(self.most_open, self.open)
+        pool = self
+
+        def close() -> None:
+            pool.open -= 1
+
+        worker.close = close  # type: ignore[method-assign]
+        return worker
+
+
+def _run_pool(tmp_path: Path, names: list[str], plan: dict[str, list[str]], workers: int):
+    config = ChunkWorkerConfig(str(tmp_path), 128, "BAAI/bge-m3", False, None, logging.WARNING)
+    pool = _Pool(plan)
+    paths = [str(tmp_path / n) for n in names]
+    items = [(p, "h") for p in paths]
+    results = dispatch(items, 10, config, logging.getLogger("t"), pool.start, workers)
+    return results, pool
+
+
+def test_two_workers_run_at_once_and_results_keep_the_input_order(tmp_path: Path) -> None:
+    names = [f"f{i}.md" for i in range(6)]
+    results, pool = _run_pool(tmp_path, names, {}, workers=2)
+    assert pool.most_open == 2
+    assert len(pool.started) == 2
+    assert sorted(n for batch in pool.started for n in batch) == names
+    assert [r.file_name for r in results] == names
+    assert {r.status for r in results} == {"ok"}
+
+
+def test_a_worker_dying_beside_another_loses_no_file(tmp_path: Path) -> None:
+    names = [f"f{i}.md" for i in range(6)]
+    results, pool = _run_pool(tmp_path, names, {"f1.md": ["die"]}, workers=2)
+    assert [r.status for r in results] == ["ok"] * 6
+    assert ["f1.md"] in pool.started  # the culprit, retried alone
+    assert pool.open == 0
+
+
+def test_a_poison_file_with_two_workers_is_failed_and_the_rest_stored(tmp_path: Path) -> None:
+    names = [f"f{i}.md" for i in range(5)]
+    results, pool = _run_pool(tmp_path, names, {"f3.md": ["die", "die"]}, workers=2)
+    assert [r.status for r in results] == ["ok", "ok", "ok", "failed", "ok"]
+    assert "poison file: it killed 2 conversion workers" in (results[3].error or "")
+    assert pool.started.count(["f3.md"]) == 1
+    assert pool.open == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    count=st.integers(min_value=0, max_value=40),
+    batch_size=st.integers(min_value=1, max_value=12),
+    workers=st.integers(min_value=2, max_value=6),
+)
+def test_balanced_batches_hold_every_item_once_within_the_batch_size(
+    count: int, batch_size: int, workers: int
+) -> None:
+    items = [(f"/nowhere/f{i}.md", str(i)) for i in range(count)]
+    batches = balanced_batches(items, batch_size, workers)
+    assert sorted(item for batch in batches for item in batch) == sorted(items)
+    assert all(0 < len(batch) <= batch_size for batch in batches)
+    assert len(batches) >= min(workers, count)
+    assert all(batch == sorted(batch, key=items.index) for batch in batches)
+
+
+def test_balanced_batches_deal_the_largest_files_apart(tmp_path: Path) -> None:
+    sizes = {"a.pdf": 9000, "b.md": 10, "c.pdf": 8000, "d.md": 20}
+    for name, size in sizes.items():
+        (tmp_path / name).write_bytes(b"x" * size)
+    items = [(str(tmp_path / n), "h") for n in sizes]
+    batches = balanced_batches(items, 10, 2)
+    names = [[Path(p).name for p, _ in batch] for batch in batches]
+    assert sorted(names) == [["a.pdf", "b.md"], ["c.pdf", "d.md"]]
+
+
+def test_workers_count_auto_is_the_cores_memory_allows() -> None:
+    cores = usable_cores()
+    assert auto_workers(None) == cores
+    assert auto_workers(1) == cores
+    assert auto_workers(2**62) == 1  # no machine holds two such workers: still one
+    assert resolve_workers(3, 2**62) == 3
+    with pytest.raises(ValueError, match="workers must be >= 1"):
+        resolve_workers(0, None)
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "many", ""])
+def test_workers_option_refuses_what_is_not_auto_or_a_count(value: str) -> None:
+    with pytest.raises(typer.BadParameter, match="neither 'auto' nor a whole number") as error:
+        parse_workers(value)
+    assert error.value.param_hint == "'--workers'"
+    assert parse_workers("auto") is None
+    assert parse_workers(" AUTO ") is None
+    assert parse_workers("3") == 3

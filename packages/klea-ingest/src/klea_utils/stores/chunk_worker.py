@@ -88,8 +88,12 @@ def dispatch_conversion_batches(
     config: ChunkWorkerConfig,
     items: list[tuple[str, str]],
     batch_size: int,
+    workers: int = 1,
 ) -> list[ChunkItemResult]:
     """Convert ``items`` by spawning a fresh worker process per batch.
+
+    Up to ``workers`` worker processes run at once, each on its own batch, each under the
+    RSS cap; every rule below holds for each of them.
 
     A worker stops at its RSS cap or after ``batch_size`` files; deferred files go to a
     fresh worker. When a worker dies, finished files are kept, the file it was converting
@@ -102,11 +106,13 @@ def dispatch_conversion_batches(
         config: Worker configuration.
         items: ``(absolute_file_path, file_hash)`` items to convert.
         batch_size: Max items handed to any single worker.
+        workers: Worker processes running at once (an addition; 1, the default, is the
+            original one-at-a-time dispatcher).
 
     Returns:
         One final ``ChunkItemResult`` per item (never ``deferred``), in ``items`` order.
     """
-    return dispatch(items, batch_size, config, parent_logger, _start_process)
+    return dispatch(items, batch_size, config, parent_logger, _start_process, workers)
 
 
 def _start_process(config: ChunkWorkerConfig, batch: list[tuple[str, str]]) -> WorkerProcess:

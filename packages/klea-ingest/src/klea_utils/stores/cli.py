@@ -50,11 +50,13 @@ from klea_utils.stores._ingest.cli_options import (
     Strict,
     Verbose,
     WorkerBatch,
+    Workers,
     WriteConfig,
     ZoteroDir,
     check_fts5_options,
     load_references,
     make_builder,
+    parse_workers,
 )
 from klea_utils.stores._ingest.cli_report import finish_store, query_hint, run_step
 
@@ -119,7 +121,13 @@ def pre_check(
 
 
 def _chunk(
-    builder: Any, source: Path, force: bool, mem: int, batch: int, references: Any = None
+    builder: Any,
+    source: Path,
+    force: bool,
+    mem: int,
+    batch: int,
+    references: Any = None,
+    workers: int | None = None,
 ) -> dict[str, Any]:
     return dict(
         builder.chunk_all(
@@ -128,6 +136,7 @@ def _chunk(
             worker_mem_limit=mem or None,
             worker_batch_size=batch,
             references=references,
+            workers=workers,
         )
     )
 
@@ -142,6 +151,7 @@ def chunk(
     force: Force = False,
     worker_mem_limit: MemLimit = 4 * 1024**3,
     worker_batch_size: WorkerBatch = 200,
+    workers: Workers = "auto",
     file_timeout: FileTimeout = 900.0,
     strict: Strict = False,
     model: Model = DEFAULT_MODEL,
@@ -164,6 +174,7 @@ def chunk(
     from klea_utils.stores.metadata_map import write_heading_template
     from klea_utils.stores.source_files import find_source_files
 
+    pool = parse_workers(workers)
     logger = configure_logging(verbose, quiet, debug)
 
     def step() -> None:
@@ -179,7 +190,9 @@ def chunk(
             ray_address=ray,
             file_timeout_s=file_timeout,
         )
-        headings = _chunk(builder, source, force, worker_mem_limit, worker_batch_size, references)
+        headings = _chunk(
+            builder, source, force, worker_mem_limit, worker_batch_size, references, pool
+        )
         path = write_heading_template(headings, source.resolve(), logger)
         typer.echo(format_metadata_lint_report(lint_metadata_map(headings)))
         files = find_source_files(source.resolve(), store_dir=None)
@@ -338,6 +351,7 @@ def build(
     force: Force = False,
     worker_mem_limit: MemLimit = 4 * 1024**3,
     worker_batch_size: WorkerBatch = 200,
+    workers: Workers = "auto",
     file_timeout: FileTimeout = 900.0,
     embed_batch_size: EmbedBatch = 256,
     strict: Strict = False,
@@ -359,6 +373,7 @@ def build(
         raise typer.BadParameter(
             "it embeds on a Ray cluster; give --ray ADDRESS too", param_hint="'--ray-embed'"
         )
+    pool = parse_workers(workers)
     logger = configure_logging(verbose, quiet, debug)
 
     def step() -> None:
@@ -391,6 +406,7 @@ def build(
             bm25_path=str(bm25_store) if bm25_store else None,
             worker_mem_limit=worker_mem_limit or None,
             worker_batch_size=worker_batch_size,
+            workers=pool,
             fts5_path=str(fts5_store) if fts5_store else None,
             fts5_stemming=fts5_stemming,
             fts5_multiscript=fts5_multiscript,

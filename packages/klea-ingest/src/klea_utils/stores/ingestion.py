@@ -181,6 +181,7 @@ class StoresBuilder:
         *,
         in_process: bool = False,
         references: ReferenceLibrary | None = None,
+        workers: int | None = None,
     ) -> dict[str, dict[str, Any]]:
         """Convert, chunk, and cache all files in memory-bounded workers.
 
@@ -197,6 +198,12 @@ class StoresBuilder:
                 workers are then bounded only by ``worker_batch_size``.
             worker_batch_size: Maximum files handed to any single conversion worker.
             in_process: Convert in this process instead of workers (small corpora, tests).
+            workers: Conversion workers running at once, each on its own batch and under
+                its own ``worker_mem_limit``; ``None`` (auto): the usable cores, no more
+                than the available memory holds at the cap
+                (:func:`~klea_utils.stores._ingest.workers.pool_size.auto_workers`).
+                Ignored ``in_process`` (serial) and on Ray. An addition to the original
+                signature.
             references: A reference-manager library
                 (:func:`~klea_utils.stores.references.load_reference_library`): each file's
                 ``DEFAULT`` becomes its matched entry's record, and every ``DEFAULT`` gets
@@ -230,6 +237,7 @@ class StoresBuilder:
                 worker_batch_size=worker_batch_size,
                 in_process=in_process,
                 logger=self.logger,
+                workers=workers,
             )
             for result in results:
                 if result.status == "ok" and result.file_headings_entry is not None:
@@ -318,6 +326,7 @@ class StoresBuilder:
         fts5_stemming: bool | None = None,
         fts5_multiscript: bool | None = None,
         references: ReferenceLibrary | None = None,
+        workers: int | None = None,
     ) -> StoreSummary:
         """Full pipeline: chunk documents, then write them to the stores.
 
@@ -332,11 +341,11 @@ class StoresBuilder:
         the collection's lock is held from chunking to storing (a second run raises
         :class:`~klea_utils.stores.ingest_exceptions.CollectionBusyError`).
         ``fts5_path``, ``fts5_stemming`` and ``fts5_multiscript`` as for :meth:`store_all`,
-        ``references`` as
-        for :meth:`chunk_all` (it fills the template; a given map still wins). Returns the store
-        summary, whose ``missing_files`` lists the files without cached chunks. Each stored
-        file's reference list is then parsed from the cache and the collection's citation
-        links written to ``<source>/.klea-cache/<collection>.citations.json`` (see
+        ``references`` and ``workers`` as for :meth:`chunk_all` (``references`` fills the
+        template; a given map still wins). Returns the store summary, whose
+        ``missing_files`` lists the files without cached chunks. Each stored file's
+        reference list is then parsed from the cache and the collection's citation links
+        written to ``<source>/.klea-cache/<collection>.citations.json`` (see
         docs/guides/citations.md).
         """
         check_store_target(store_uri, collection_name)
@@ -360,6 +369,7 @@ class StoresBuilder:
                 worker_mem_limit=worker_mem_limit,
                 worker_batch_size=worker_batch_size,
                 references=references,
+                workers=workers,
             )
             if not metadata_map_path:
                 write_heading_template(file_headings, source, self.logger)

@@ -141,6 +141,32 @@ MemLimit = Annotated[
 WorkerBatch = Annotated[
     int, typer.Option("--worker-batch-size", min=1, help="Max files per conversion worker.")
 ]
+
+
+def parse_workers(value: str) -> int | None:
+    """``--workers``: ``auto`` (``None``) or a count of at least 1."""
+    if value.strip().lower() == "auto":
+        return None
+    try:
+        count = int(value)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise typer.BadParameter(
+            f"{value!r} is neither 'auto' nor a whole number >= 1", param_hint="'--workers'"
+        )
+    return count
+
+
+Workers = Annotated[
+    str,
+    typer.Option(
+        "--workers",
+        metavar="N|auto",
+        help="Conversion workers running at once (auto: the usable cores, as many as "
+        "available memory holds at --worker-mem-limit each).",
+    ),
+]
 FileTimeout = Annotated[
     float,
     typer.Option(

@@ -18,6 +18,7 @@ from klea_utils.stores._ingest.convert.conversion import (
     layout_models_available,
 )
 from klea_utils.stores._ingest.workers.batch_conversion import convert_in_process
+from klea_utils.stores._ingest.workers.pool_size import resolve_workers
 from klea_utils.stores.chunk_cache import ChunkCache, compute_file_hash
 from klea_utils.stores.chunk_worker import (
     ChunkItemResult,
@@ -100,8 +101,12 @@ def convert_uncached(
     worker_batch_size: int,
     in_process: bool,
     logger: logging.Logger,
+    workers: int | None = None,
 ) -> list[ChunkItemResult]:
-    """Convert ``todo`` in this process, on the Ray cluster, or in local workers."""
+    """Convert ``todo`` in this process, on the Ray cluster, or in local workers.
+
+    ``workers`` local workers run at once (``None``: :func:`resolve_workers`'s auto).
+    """
     if in_process:
         return convert_in_process(config, todo)
     if ray_address is not None:
@@ -110,7 +115,9 @@ def convert_uncached(
 
         ray = connect(ray_address, logger)
         return convert_on_ray(ray, logger, config, todo, worker_batch_size)
-    return dispatch_conversion_batches(logger, config, todo, worker_batch_size)
+    pool = min(resolve_workers(workers, config.mem_limit_bytes), len(todo))
+    logger.info("Converting %d file(s) in %d worker(s) at once", len(todo), pool)
+    return dispatch_conversion_batches(logger, config, todo, worker_batch_size, workers=pool)
 
 
 def record_and_prune(

@@ -8,15 +8,21 @@ Three pieces, each with one job:
   (:mod:`.worker_process`) implements it; another executor (a Ray actor, say) can too.
 - :class:`DispatchState`, the bookkeeping: the batches still to run, each file's final
   result, how many workers each file has killed. :meth:`DispatchState.on_result` and
-  :meth:`DispatchState.on_death` are all a worker's outcome changes.
-- :func:`watch_worker`, the parent's loop over one worker: it feeds results to the state,
-  follows the file in progress, and declares the worker dead when it exits early or makes
-  no progress for the time-out.
+  :meth:`DispatchState.on_death` are all a worker's outcome changes; each running batch is
+  a :class:`BatchRun`.
+- :class:`WorkerWatch`, the parent's view of one worker: each :meth:`WorkerWatch.step` feeds
+  a result to the state or follows the file in progress, and declares the worker dead when
+  it exits early or makes no progress for the time-out.
+
+:func:`dispatch` keeps up to ``workers`` workers running at once, each on its own batch,
+and steps through them in turn (:func:`watch_worker` follows a single one to its end).
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import os
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -35,8 +41,11 @@ from klea_utils.stores.chunk_cache import ChunkCache
 __all__ = [
     "POISON_DEATHS",
     "POLL_S",
+    "BatchRun",
     "DispatchState",
     "WorkerDeath",
+    "WorkerWatch",
+    "balanced_batches",
     "dispatch",
     "poison_verdict",
     "startup_allowance",
@@ -85,6 +94,15 @@ class WorkerDeath:
 
 
 @dataclass
+class BatchRun:
+    """One worker's batch and what that worker has reported of it so far."""
+
+    batch: list[WorkItem]
+    reported: set[str] = field(default_factory=set)
+    deferred: list[WorkItem] = field(default_factory=list)
+
+
+@dataclass
 class _Clock:
     """When the worker last showed progress, and how long it may go without."""
 
@@ -119,10 +137,12 @@ class DispatchState:
         config: Worker configuration (its source folder holds the cache).
         logger: Receives one error per dead worker.
         progress: Told about each file's final result.
+        workers: How many workers will run at once: with more than one, the first batches
+            are at most ``len(items) / workers`` files each, balanced by file size
+            (:func:`balanced_batches`), so every worker has a share from the start.
         pending: The batches still to hand to fresh workers, next first.
         final: Each finished file's result, by path.
         deaths: How many workers died converting each file, by path.
-        batch: The batch of the current worker.
     """
 
     items: list[WorkItem]
@@ -130,47 +150,48 @@ class DispatchState:
     config: ChunkWorkerConfig
     logger: logging.Logger
     progress: ConversionProgress
+    workers: int = 1
     pending: deque[list[WorkItem]] = field(init=False)
     final: dict[str, ChunkItemResult] = field(init=False, default_factory=dict)
     deaths: dict[str, int] = field(init=False, default_factory=dict)
-    batch: list[WorkItem] = field(init=False, default_factory=list)
-    _reported: set[str] = field(init=False, default_factory=set)
-    _deferred: list[WorkItem] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         if self.batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {self.batch_size}")
-        self.pending = deque(self._batches(self.items))
+        if self.workers < 1:
+            raise ValueError(f"workers must be >= 1, got {self.workers}")
+        if self.workers == 1:
+            self.pending = deque(self._batches(self.items))
+        else:
+            self.pending = deque(balanced_batches(self.items, self.batch_size, self.workers))
 
     def _batches(self, items: list[WorkItem]) -> list[list[WorkItem]]:
         size = self.batch_size
         return [items[start : start + size] for start in range(0, len(items), size)]
 
-    def next_batch(self) -> list[WorkItem] | None:
-        """The next batch to hand a fresh worker, or ``None`` when all are done."""
+    def next_batch(self) -> BatchRun | None:
+        """The next batch to hand a fresh worker, or ``None`` while none is pending."""
         if not self.pending:
             return None
-        self.batch = self.pending.popleft()
-        self._reported, self._deferred = set(), []
-        return self.batch
+        return BatchRun(self.pending.popleft())
 
-    def on_result(self, result: ChunkItemResult) -> None:
+    def on_result(self, run: BatchRun, result: ChunkItemResult) -> None:
         """A worker reported a file: final, or deferred to a fresh worker."""
         path = result.file_path or ""
-        self._reported.add(path)
+        run.reported.add(path)
         if result.status == "deferred":
-            self._deferred.append((path, result.file_hash))
+            run.deferred.append((path, result.file_hash))
         else:
             self._finish(path, result)
 
-    def end_batch(self) -> None:
+    def end_batch(self, run: BatchRun) -> None:
         """The worker is gone: its deferred files go first to the next fresh worker."""
-        deferred = self._batches(self._deferred)
+        deferred = self._batches(run.deferred)
         if deferred:
             self.pending.appendleft(deferred[0])
             self.pending.extend(deferred[1:])
 
-    def on_death(self, death: WorkerDeath) -> None:
+    def on_death(self, run: BatchRun, death: WorkerDeath) -> None:
         """A worker died: keep what it finished, retry its culprit alone, re-queue the rest.
 
         A file whose cache entry exists was finished even if its result was lost. The
@@ -179,12 +200,10 @@ class DispatchState:
         once it has killed :data:`POISON_DEATHS` workers.
         """
         unfinished = [
-            item
-            for item in self.batch
-            if item[0] not in self._reported and item[0] not in self.final
+            item for item in run.batch if item[0] not in run.reported and item[0] not in self.final
         ]
         culprit = (
-            self.batch[death.culprit]
+            run.batch[death.culprit]
             if death.culprit is not None
             else (unfinished[0] if unfinished else None)
         )
@@ -232,44 +251,119 @@ class DispatchState:
         return [self.final[path] for path, _ in self.items]
 
 
+def balanced_batches(items: list[WorkItem], batch_size: int, workers: int) -> list[list[WorkItem]]:
+    """``items`` cut into batches for ``workers`` workers running at once.
+
+    At least ``workers`` batches (fewer only with fewer items), none over ``batch_size``
+    files; the largest files are dealt first, each to the batch with the fewest bytes so
+    far (file size stands in for conversion time; then the fewest files), and each batch
+    keeps the input order.
+    """
+    if not items:
+        return []
+    count = max(min(workers, len(items)), math.ceil(len(items) / batch_size))
+    size = math.ceil(len(items) / count)
+    order = sorted(range(len(items)), key=lambda i: -_file_size(items[i][0]))
+    batches: list[list[int]] = [[] for _ in range(count)]
+    loads = [0] * count
+    for index in order:
+        open_ = [b for b in range(count) if len(batches[b]) < size]
+        target = min(open_, key=lambda b: (loads[b], len(batches[b]), b))
+        batches[target].append(index)
+        loads[target] += _file_size(items[index][0])
+    return [[items[i] for i in sorted(batch)] for batch in batches if batch]
+
+
+def _file_size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+class WorkerWatch:
+    """The parent's view of one worker converting ``run``'s batch.
+
+    :meth:`step` handles one result, or checks on the worker when none came; once it
+    returns ``True`` the worker is over and :meth:`end` hands its last results, its
+    deferred files and (when it died) its death to the state.
+    """
+
+    def __init__(
+        self,
+        worker: ConversionWorker,
+        run: BatchRun,
+        state: DispatchState,
+        file_timeout_s: float,
+        progress: ConversionProgress,
+    ) -> None:
+        self.worker = worker
+        self.run = run
+        self.death: WorkerDeath | None = None
+        self._state = state
+        self._timeout = file_timeout_s
+        self._progress = progress
+        self._clock = _Clock(file_timeout_s)
+
+    def step(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` for a result; whether the worker is over (done or dead)."""
+        worker, batch = self.worker, self.run.batch
+        if worker.finished:
+            return True
+        result = worker.poll(timeout)
+        if result is not None:
+            self._state.on_result(self.run, result)
+            self._clock.touch()
+            return worker.finished
+        if worker.finished:
+            return True
+        index = worker.current_index()
+        if self._clock.moved_to(index) and 0 <= index < len(batch):
+            self._progress.current(Path(batch[index][0]).name)
+        culprit = index if index >= 0 else None
+        reason = worker.exit_reason()
+        if reason is None and self._clock.stalled():
+            worker.kill()
+            reason = f"worker made no progress for {self._timeout:g}s and was killed"
+        if reason is not None:
+            self.death = WorkerDeath(culprit, reason)
+            return True
+        return False
+
+    def drain(self) -> None:
+        """Results put just before the worker stopped may still be in transit."""
+        for result in self.worker.drain():
+            self._state.on_result(self.run, result)
+
+    def end(self) -> None:
+        """Release the worker; its deferred files and its death go to the state."""
+        try:
+            self.drain()
+        finally:
+            self.worker.close()
+        self._state.end_batch(self.run)
+        if self.death is not None:
+            self._state.on_death(self.run, self.death)
+
+
 def watch_worker(
     worker: ConversionWorker,
     state: DispatchState,
+    run: BatchRun,
     file_timeout_s: float,
     progress: ConversionProgress,
 ) -> WorkerDeath | None:
-    """Follow ``worker`` until it has reported its batch or died; ``None`` if it finished.
+    """Follow ``worker`` until it has reported ``run``'s batch or died; ``None`` if it finished.
 
     Results go to ``state.on_result`` as they come. A worker that exits early, or shows
     no progress (no result, no new file) for ``file_timeout_s`` (start-up: at least ten
-    minutes), is dead; a stalled one is killed first.
+    minutes), is dead; a stalled one is killed first. The worker is not closed.
     """
-    batch = state.batch
-    clock = _Clock(file_timeout_s)
-    death: WorkerDeath | None = None
-    while not worker.finished:
-        result = worker.poll(POLL_S)
-        if result is not None:
-            state.on_result(result)
-            clock.touch()
-            continue
-        if worker.finished:
-            break
-        index = worker.current_index()
-        if clock.moved_to(index) and 0 <= index < len(batch):
-            progress.current(Path(batch[index][0]).name)
-        culprit = index if index >= 0 else None
-        reason = worker.exit_reason()
-        if reason is None and clock.stalled():
-            worker.kill()
-            reason = f"worker made no progress for {file_timeout_s:g}s and was killed"
-        if reason is not None:
-            death = WorkerDeath(culprit, reason)
-            break
-    # Results put just before the worker stopped may still be in transit.
-    for result in worker.drain():
-        state.on_result(result)
-    return death
+    watch = WorkerWatch(worker, run, state, file_timeout_s, progress)
+    while not watch.step(POLL_S):
+        pass
+    watch.drain()
+    return watch.death
 
 
 def dispatch(
@@ -278,21 +372,34 @@ def dispatch(
     config: ChunkWorkerConfig,
     logger: logging.Logger,
     start_worker: StartWorker,
+    workers: int = 1,
 ) -> list[ChunkItemResult]:
     """Convert ``items`` with a fresh worker from ``start_worker`` per batch.
+
+    Up to ``workers`` workers run at once, each on its own batch; every rule of one
+    worker holds for each (its memory cap, its time-out, a dead worker's files recovered
+    from the cache or retried, a file that killed :data:`POISON_DEATHS` workers
+    ``failed``). A worker is started as soon as one ends and a batch is pending.
 
     Returns:
         One final result per item (never ``deferred``), in ``items`` order.
     """
     with ConversionProgress(len(items), logger) as progress:
-        state = DispatchState(items, batch_size, config, logger, progress)
-        while (batch := state.next_batch()) is not None:
-            worker = start_worker(config, batch)
-            try:
-                death = watch_worker(worker, state, config.file_timeout_s, progress)
-            finally:
-                worker.close()
-            state.end_batch()
-            if death is not None:
-                state.on_death(death)
+        state = DispatchState(items, batch_size, config, logger, progress, workers)
+        active: list[WorkerWatch] = []
+        try:
+            while True:
+                while len(active) < workers and (run := state.next_batch()) is not None:
+                    worker = start_worker(config, run.batch)
+                    active.append(WorkerWatch(worker, run, state, config.file_timeout_s, progress))
+                if not active:
+                    break
+                wait = POLL_S / len(active)
+                for watch in list(active):
+                    if watch.step(wait):
+                        active.remove(watch)
+                        watch.end()
+        finally:
+            for watch in active:
+                watch.worker.close()
     return state.results()
