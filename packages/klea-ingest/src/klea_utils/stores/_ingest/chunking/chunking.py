@@ -62,12 +62,14 @@ DEFAULT_MAX_TOKENS = 450
 DEFAULT_OVERLAP_SENTENCES = 0
 """Sentences repeated from the end of a cut text at the start of its next piece."""
 
-CHUNKING_VERSION = 4
+CHUNKING_VERSION = 5
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
 table cut into pieces repeats its caption and header row in each; 4: PDF chunks carry
 ``regions``, their boxes on the page, and ``page_label``; every chunk carries its
 ``language``; reference lines that open with an arXiv id are kept, no longer dropped as
-arXiv's margin stamp)."""
+arXiv's margin stamp; 5: a chunk of a page read without geometry (by pypdf) has the whole
+page as its region instead of none; a lone folio on a bare page-number line is a
+``page_label``)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""
@@ -253,6 +255,7 @@ class Chunker:
         section = -1
         chain: object = object()
         heights = _page_heights(document)
+        whole_pages = _whole_pages(document)
         for chunk in self._chunker.chunk(document):
             text = normalize_text(chunk.contextualized()).strip()
             if not text:
@@ -269,11 +272,11 @@ class Chunker:
             pages = chunk_pages(chunk.items)
             if pages is not None:
                 metadata["page_start"], metadata["page_end"] = pages
-            regions = chunk_regions(chunk.items, chunk.text, heights)
+            regions = chunk_regions(chunk.items, chunk.text, heights, whole_pages)
             for piece in pieces:
                 if len(pieces) > 1:
                     body = _without_headings(piece, metadata["headings"])
-                    regions = chunk_regions(chunk.items, body, heights)
+                    regions = chunk_regions(chunk.items, body, heights, whole_pages)
                 extra: dict[str, Any] = {REGIONS_KEY: regions} if regions else {}
                 narrowed = region_pages(chunk.items, regions)
                 if narrowed is not None:  # a piece of a paragraph may lie on one page of two
@@ -309,6 +312,17 @@ def _page_heights(document: Any) -> dict[int, float]:
         if isinstance(number, int) and size is not None:
             heights[number] = float(size.height)
     return heights
+
+
+def _whole_pages(document: Any) -> dict[int, list[float]]:
+    """Each page's whole box, ``[0, 0, width, height]`` (points) of a ``DoclingDocument``:
+    the region of a chunk whose provenance names its page but no box."""
+    boxes: dict[int, list[float]] = {}
+    for number, page in (getattr(document, "pages", None) or {}).items():
+        size = getattr(page, "size", None)
+        if isinstance(number, int) and size is not None and size.width > 0 and size.height > 0:
+            boxes[number] = [0.0, 0.0, round(float(size.width), 2), round(float(size.height), 2)]
+    return boxes
 
 
 def _without_headings(piece: str, headings: list[str]) -> str:
