@@ -316,6 +316,13 @@ def test_a_provenance_without_a_box_gets_its_whole_page() -> None:
     assert doc.metadata["regions"] == [{"page": 1, "bbox": [0.0, 0.0, 595.0, 842.0]}]
 
 
+def test_a_right_to_left_word_read_in_visual_order_is_found() -> None:
+    # pdfium reads a layer without logical-order marks last letter first: the box holds
+    # the word all the same; a left-to-right word read backwards is not the word
+    assert words_inside_share("فقرة إضافية", "ةرقف ةيفاضإ") == 1.0
+    assert words_inside_share("dendrites integrate", "setirdned etargetni") == 0.0
+
+
 def test_the_chunking_rules_version_counts_regions() -> None:
     assert CHUNKING_VERSION >= 5  # caches written before regions (or whole-page ones) rebuild
 
