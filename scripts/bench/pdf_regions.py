@@ -9,10 +9,13 @@ words found there (``klea_utils.stores._ingest.pdf.region_check``):
 - OCRed pages (no text layer): the OCR lines of the document whose box lies inside a
   region (the lines' text and user-space boxes as the conversion kept them), and every
   box must lie inside the page's box (a wrong pixel-to-point mapping falls outside).
+- pages pdfium refuses and pypdf reads (no geometry): a region on such a page is the
+  whole page, so its text is pypdf's text of the page.
 
 Per file it prints: chunks, ``nore`` (chunks without regions), ``share`` (words found
 over words, all chunks; the target is >= 0.95), ``min`` (worst chunk), ``low`` (chunks
-under 0.8), ``ocr`` (OCRed pages), ``out`` (boxes outside the page) and the seconds.
+under 0.8), ``ocr`` (OCRed pages), ``pypdf`` (pages read by pypdf), ``out`` (boxes outside
+the page) and the seconds.
 For ``realpapers-dev`` it also checks every question whose answer string lies in one
 chunk: the answer's words must lie inside that chunk's regions. Per category (the
 wild set's ``manifest.json`` categories; the dev set's ``kind``) it prints the
@@ -62,6 +65,7 @@ class FileResult:
     min_share: float = 1.0
     low: int = 0
     ocr_pages: list[int] = field(default_factory=list)
+    second_reader: list[int] = field(default_factory=list)
     outside_page: int = 0
     answers: int = 0
     answers_inside: int = 0
@@ -98,6 +102,18 @@ def _ocr_lines(document: Any, pages: set[int]) -> dict[int, list[tuple[str, tupl
     return out
 
 
+def _second_reader_texts(path: Path, pages: list[int]) -> dict[int, str]:
+    """pypdf's text of each page pdfium refused (1-based page -> text)."""
+    from klea_utils.stores._ingest.pdf.pdf_fallback import SecondReader
+
+    reader = SecondReader(path)
+    out = {}
+    for page in pages:
+        lines = reader.page_lines(page - 1)
+        out[page] = lines.raw_text if lines is not None else ""
+    return out
+
+
 def measure(
     path: Path, categories: list[str], chunker: Any, questions: list[dict[str, Any]]
 ) -> FileResult:
@@ -120,17 +136,21 @@ def measure(
         return result
     docs = chunker.chunk(document, file_name=path.name, file_hash="bench")
     result.ocr_pages = list(recovery.ocr)
+    result.second_reader = list(recovery.second_reader)
     ocr_lines = _ocr_lines(document, set(recovery.ocr))
+    flat = _second_reader_texts(path, recovery.second_reader)
     pdf = pdfium.PdfDocument(str(path))
     try:
-        boxes = {i + 1: pdf[i].get_bbox() for i in range(len(pdf))}
+        skipped = set(flat) | set(recovery.failed)  # pages pdfium cannot load
+        boxes = {i + 1: pdf[i].get_bbox() for i in range(len(pdf)) if i + 1 not in skipped}
         for doc in docs:
             regions = doc.metadata.get("regions") or []
             result.chunks += 1
             if not regions:
                 result.without_regions += 1
-            layer = [r for r in regions if r["page"] not in ocr_lines]
+            layer = [r for r in regions if r["page"] not in ocr_lines and r["page"] not in flat]
             inside = region_text(pdf, layer)
+            inside += "".join("\n" + flat[r["page"]] for r in regions if r["page"] in flat)
             for page, lines in ocr_lines.items():
                 page_boxes = [tuple(r["bbox"]) for r in regions if r["page"] == page]
                 inside += "\n" + ocr_text_inside(lines, page_boxes)
@@ -193,6 +213,7 @@ def main() -> None:
     chunker = _chunker()
     results = []
     columns = ("chunks", 6), ("nore", 4), ("share", 6), ("min", 5), ("low", 4), ("ocr", 4)
+    columns += (("pypdf", 5),)
     tail = ("out", 4), ("answers", 8), ("s", 6)
     print(f"{'file':58} " + " ".join(f"{name:>{width}}" for name, width in (*columns, *tail)))
     for path, categories, questions in _files(args.set):
@@ -206,7 +227,8 @@ def main() -> None:
         answers = f"{r.answers_inside}/{r.answers}" if r.answers else "-"
         print(
             f"{r.file[:58]:58} {r.chunks:6d} {r.without_regions:4d} {r.share:6.3f} "
-            f"{r.min_share:5.2f} {r.low:4d} {len(r.ocr_pages):4d} {r.outside_page:4d} "
+            f"{r.min_share:5.2f} {r.low:4d} {len(r.ocr_pages):4d} {len(r.second_reader):5d} "
+            f"{r.outside_page:4d} "
             f"{answers:>8} {r.seconds:6.1f}"
         )
     by_category: dict[str, list[FileResult]] = defaultdict(list)

@@ -23,6 +23,14 @@ The vectors of documents and queries are encoded once with sentence-transformers
 cached under ``scripts/bench/.cache/`` keyed by a hash of the texts; the pipelines read
 them through a caching LangChain ``Embeddings`` (Chroma) and a caching ``AsyncEmbedder``
 (sci-etl queries), and the sci-etl memory gets ``EmbeddingChunk`` rows directly.
+
+``--multiscript`` (issue 37: English results must not change) measures instead the
+lexical legs with ``MultiscriptTokenizer`` against the unicode61 tokens, in the same run:
+klea's stemmed BM25 with today's tokens and with the Porter-over-unicode61 tokens it had
+before, alone and fused; sci-etl's FTS5 index built with ``multiscript=True`` beside the
+default ones, plain and stemmed, lexical and hybrid. It first logs, per collection, how
+many documents and queries the two tokenizers cut differently (none: equal indexes). It
+neither tunes nor writes the report.
 """
 
 from __future__ import annotations
@@ -43,6 +51,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from klea_utils.stores._retrieval.bm25_scoring import (
+    build_vectorizer,
+    stemmed_preprocessing_func,
+    top_documents,
+)
 from klea_utils.stores._retrieval.passage_focus import focus_rerank
 from klea_utils.stores.config import (
     BM25StoreInfo,
@@ -77,12 +90,14 @@ from sci_etl_core.search import (
     FusionParams,
     FusionStrategy,
     HybridParams,
+    PorterTokenizer,
     SearchDocument,
     Unicode61Tokenizer,
     normalized_score_fusion,
     parse_semantic_query,
     reciprocal_rank_fusion,
 )
+from sci_etl_core.search.multiscript import MultiscriptTokenizer
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data"
@@ -282,6 +297,7 @@ class KleaPipeline:
         uri = f"chroma:{folder / 'chroma'}"
         store = instantiate_vector_store(uri, DOMAIN, self.embeddings, logger, create=True)
         self.store = store
+        self.docs = docs
         for start in range(0, len(docs), 1000):
             batch = docs[start : start + 1000]
             store.add_documents(batch, ids=[str(d.id) for d in batch])
@@ -367,6 +383,34 @@ class KleaPipeline:
             "klea hybrid (RRF), stemmed BM25 + passage focus": self.focused,
         }
 
+    def multiscript_rankers(self) -> dict[str, Ranker]:
+        """Issue 37's check on English: the stemmed BM25 leg over the same corpus with the
+        tokens it has today (``stemmed_preprocessing_func``: Porter over
+        ``MultiscriptTokenizer``) and with those it had before (Porter over the unicode61
+        twin), alone and fused with the vector leg as ``fused`` does."""
+        unicode61 = PorterTokenizer()
+
+        def before(text: str) -> list[str]:
+            return unicode61.words(normalize_text(text))
+
+        k_values = {DOMAIN: {DOMAIN: DEPTH}}
+        out: dict[str, Ranker] = {}
+        for label, tokens in (("multiscript", stemmed_preprocessing_func), ("unicode61", before)):
+            index = build_vectorizer(self.docs, tokens)
+
+            def keyword(
+                query: str, index: Any = index, tokens: Callable[[str], list[str]] = tokens
+            ) -> list[tuple[Document, float]]:
+                return top_documents(index, self.docs, tokens(query), DEPTH)
+
+            def hybrid(query: str, keyword: Callable[..., Any] = keyword) -> list[str]:
+                vectors = self.vectors.retrieve(DOMAIN, query, k_values=k_values)
+                return file_names(rrf_merge([("vector store", vectors), ("BM25", keyword(query))]))
+
+            out[f"klea BM25, stemmed, {label} tokens"] = lambda q, k=keyword: file_names(k(q))
+            out[f"klea hybrid (RRF), stemmed BM25, {label} tokens"] = hybrid
+        return out
+
     def focused(self, query: str) -> list[str]:
         """The stemmed hybrid re-ordered by passage focus as ``KleaPipeline`` does by default
         (inside each file; here each document is one passage, so the order is kept)."""
@@ -387,6 +431,7 @@ class SciPipeline:
         vectors: np.ndarray,
         folder: Path,
         klea_store: Any = None,
+        multiscript: bool = False,
     ) -> None:
         self.collection, self.cache, self.vectors, self.folder = collection, cache, vectors, folder
         self.klea_store = klea_store
@@ -398,6 +443,14 @@ class SciPipeline:
             )
             for fielded in (False, True)
             for stemmed in (False, True)
+        }
+        self.multiscript_stores = {
+            stemmed: AsyncSqliteFts5Store(
+                folder / f"text-multiscript-{int(stemmed)}.sqlite",
+                stemming=stemmed,
+                multiscript=True,
+            )
+            for stemmed in ((False, True) if multiscript else ())
         }
         self.memory = AsyncSqliteEmbeddingStore(folder / "memory.sqlite")
         self.loop.run_until_complete(self._index())
@@ -413,6 +466,8 @@ class SciPipeline:
         ]
         for (in_fields, _), store in self.stores.items():
             await store.index(fielded if in_fields else whole)
+        for store in self.multiscript_stores.values():
+            await store.index(whole)
         await self.memory.add(
             [
                 EmbeddingChunk(i, 0, text, vector, {"title": title})
@@ -516,8 +571,21 @@ class SciPipeline:
             "sci-etl hybrid (RRF), stemmed": self.ranker(stemmed, "hybrid"),
         }
 
+    def multiscript_rankers(self) -> dict[str, Ranker]:
+        """Issue 37's check on English: FTS5 indexes built with ``multiscript=True``, beside
+        the unicode61 rows of :meth:`rankers` (empty unless built with ``multiscript``)."""
+        out: dict[str, Ranker] = {}
+        for stemmed, store in self.multiscript_stores.items():
+            searcher = AsyncHybridSearcher(
+                store, self.finder, params=HybridParams(candidate_pool=DEPTH)
+            )
+            stems = ", stemmed" if stemmed else ""
+            out[f"sci-etl lexical{stems}, multiscript"] = self.ranker(searcher, "lexical")
+            out[f"sci-etl hybrid (RRF){stems}, multiscript"] = self.ranker(searcher, "hybrid")
+        return out
+
     def close(self) -> None:
-        for store in (*self.stores.values(), self.memory):
+        for store in (*self.stores.values(), *self.multiscript_stores.values(), self.memory):
             self.loop.run_until_complete(store.aclose())
         self.loop.close()
 
@@ -556,6 +624,35 @@ def choose(
     return tuning
 
 
+def token_differences(collection: Collection) -> str:
+    """How many documents and queries the multiscript tokenizers cut otherwise than the
+    unicode61 ones (klea's stemmed BM25 tokens; sci-etl's FTS5 tokens): none means equal
+    indexes, so equal rankings, whatever the figures below."""
+    unicode61_stems, unicode61 = PorterTokenizer(), Unicode61Tokenizer()
+    multiscript = MultiscriptTokenizer()
+    texts = [*collection.texts, *collection.queries.values()]
+    started = time.process_time()
+    bm25 = sum(
+        stemmed_preprocessing_func(t) != unicode61_stems.words(normalize_text(t)) for t in texts
+    )
+    fts5 = sum(multiscript.words(t) != unicode61.words(t) for t in texts)
+    return (
+        f"{len(texts)} texts; BM25 stemmed tokens differ in {bm25}, FTS5 tokens in {fts5} "
+        f"({time.process_time() - started:.1f} s CPU)"
+    )
+
+
+MULTISCRIPT_BASELINES = (
+    "klea BM25, stemmed",
+    "klea hybrid (RRF), stemmed BM25",
+    "sci-etl lexical (FTS5)",
+    "sci-etl hybrid (RRF)",
+    "sci-etl lexical, stemmed",
+    "sci-etl hybrid (RRF), stemmed",
+)
+"""The rows ``--multiscript`` measures beside the multiscript ones: the defaults as shipped."""
+
+
 def run(
     names: Sequence[str],
     cache: VectorCache,
@@ -563,11 +660,14 @@ def run(
     tune: bool,
     klea_only: bool = False,
     systems: Sequence[str] = (),
+    multiscript: bool = False,
 ) -> tuple[Results, Tuning]:
     results: Results = {}
     tuning: Tuning = []
     for name in names:
         collection = load(name)
+        if multiscript:
+            log(f"{name}: {token_differences(collection)}")
         vectors = encode(cache, collection)  # all queries, so the cache key stays the same
         if limit:
             queries = dict(list(collection.queries.items())[:limit])
@@ -579,9 +679,16 @@ def run(
                 for system, rank in klea.rankers().items():
                     results.setdefault(system, {})[name] = timed(collection, system, rank)
                 continue
-            sci = SciPipeline(collection, cache, vectors, Path(tmp), klea.store)
+            sci = SciPipeline(collection, cache, vectors, Path(tmp), klea.store, multiscript)
             try:
-                for system, rank in {**klea.rankers(), **sci.rankers()}.items():
+                rankers = {**klea.rankers(), **sci.rankers()}
+                if multiscript:
+                    rankers = {
+                        **{s: rankers[s] for s in MULTISCRIPT_BASELINES},
+                        **klea.multiscript_rankers(),
+                        **sci.multiscript_rankers(),
+                    }
+                for system, rank in rankers.items():
                     if systems and system not in systems:
                         continue
                     results.setdefault(system, {})[name] = timed(collection, system, rank)
@@ -756,11 +863,17 @@ def main(args: argparse.Namespace) -> None:
     logging.basicConfig(level=logging.WARNING)
     cache = VectorCache()
     results, tuning = run(
-        args.collections, cache, args.queries, args.tune, args.klea_only, args.systems
+        args.collections,
+        cache,
+        args.queries,
+        args.tune and not args.multiscript,
+        args.klea_only,
+        args.systems,
+        args.multiscript,
     )
     print(table(results, args.collections))
     print("\n".join(verdicts(results)))
-    if args.write and not args.queries and not args.klea_only and not args.systems:
+    if args.write and not (args.queries or args.klea_only or args.systems or args.multiscript):
         results, tuning = merged(results, tuning)
         names = [name for name in DATASETS if any(name in r for r in results.values())]
         REPORT.write_text(
@@ -791,6 +904,12 @@ if __name__ == "__main__":
         metavar="SYSTEM",
         help="only these rows (as the table names them; with --no-tune), e.g. "
         "'sci-etl hybrid (RRF)'; the report is not written",
+    )
+    parser.add_argument(
+        "--multiscript",
+        action="store_true",
+        help="issue 37's check: the lexical legs with MultiscriptTokenizer and with unicode61 "
+        "(BM25 stemmed, FTS5 plain and stemmed), alone and hybrid; no tuning, no report",
     )
     parser.add_argument(
         "--no-write",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import warnings
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,16 @@ from klea_utils.stores.packaged_minilm import packaged_minilm_path
 from realpapers import WILD, needs_wild
 
 pytestmark = pytest.mark.timeout(300)
+
+
+@cache
+def _chunker() -> Chunker:
+    return Chunker(
+        max_tokens=MINILM_MAX_TOKENS,
+        merge_peers=True,
+        tokenizer_model=str(packaged_minilm_path()),
+        logger=logging.getLogger("test"),
+    )
 
 
 def test_folio_candidates_of_running_lines() -> None:
@@ -45,6 +56,41 @@ def test_one_page_alone_is_not_believed() -> None:
     assert printed_page_numbers({}) == {}
 
 
+def test_a_lone_folio_is_believed_only_from_a_bare_page_number_line() -> None:
+    assert printed_page_numbers({1: [272]}, bare={1: [272]}) == {1: "272"}
+    assert printed_page_numbers({1: [], 2: [15], 3: []}, bare={2: [15]}) == {2: "15"}
+    # a number at the edge of a running head ("Journal 2019") is no bare line
+    assert printed_page_numbers({1: [2019]}, bare={}) == {}
+    # two candidates, or two pages that disagree: nothing to believe
+    assert printed_page_numbers({1: [3, 2019]}, bare={1: [3]}) == {}
+    assert printed_page_numbers({1: [7], 2: [40]}, bare={1: [7], 2: [40]}) == {}
+
+
+def _one_page_excerpt(path: Path, foot: str) -> Path:
+    """A single page of body text with ``foot`` printed alone at the bottom."""
+    from reportlab.pdfgen import canvas
+
+    pdf = canvas.Canvas(str(path), pagesize=(612, 792))
+    pdf.setFont("Helvetica", 11)
+    for row in range(25):
+        pdf.drawString(72, 700 - 20 * row, f"Line {row + 1} of the excerpt's body text reads on.")
+    pdf.drawString(300, 40, foot)
+    pdf.showPage()
+    pdf.save()
+    return path
+
+
+def test_a_one_page_excerpt_is_labelled_by_its_printed_folio(tmp_path: Path) -> None:
+    path = _one_page_excerpt(tmp_path / "excerpt.pdf", "1234")
+    document, recovery = convert_pdf_offline(path, do_ocr=False)
+    assert recovery.printed == {1: "1234"}
+    labels = page_labels(path, recovery.printed)
+    docs = _chunker().chunk(document, file_name=path.name, file_hash="h", page_labels=labels)
+    assert docs
+    assert all(doc.metadata["page_label"] == "1234" for doc in docs)
+    assert all("1234" not in doc.page_content for doc in docs)  # the folio is no body text
+
+
 @given(st.integers(-5, 2000), st.lists(st.integers(1, 500), min_size=2, max_size=20, unique=True))
 def test_consistent_folios_are_read_back(offset: int, pages: list[int]) -> None:
     labels = printed_page_numbers({page: [page + offset] for page in pages})
@@ -59,13 +105,7 @@ def test_a_report_numbered_after_its_front_matter_gets_its_printed_numbers() -> 
         warnings.simplefilter("ignore")
         document, recovery = convert_pdf_offline(path, do_ocr=False)
     assert recovery.printed == {6: "1", 7: "2", 8: "3", 9: "4", 10: "5"}
-    chunker = Chunker(
-        max_tokens=MINILM_MAX_TOKENS,
-        merge_peers=True,
-        tokenizer_model=str(packaged_minilm_path()),
-        logger=logging.getLogger("test"),
-    )
-    docs = chunker.chunk(
+    docs = _chunker().chunk(
         document,
         file_name=path.name,
         file_hash="h",

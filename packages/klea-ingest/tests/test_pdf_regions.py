@@ -265,8 +265,66 @@ def test_chunks_without_page_provenance_have_no_regions() -> None:
     assert "regions" not in doc.metadata
 
 
+def _cropped_page_pdf(path: Path) -> Path:
+    """One page of body text whose crop box does not start at the origin."""
+    pdf = canvas.Canvas(str(path), pagesize=(612, 792))
+    pdf.setCropBox((36, 48, 576, 760))
+    pdf.setFont("Helvetica", 11)
+    sentence = "Pyramidal neurons integrate synaptic input along their dendrites. "
+    for row in range(30):
+        pdf.drawString(72, 700 - 20 * row, f"{row + 1}. {sentence}")
+    pdf.showPage()
+    pdf.save()
+    return path
+
+
+def test_a_page_read_by_pypdf_gives_each_chunk_the_whole_page(tmp_path: Path) -> None:
+    """pypdf reads text without geometry: a chunk of such a page is framed by the page's
+    box (pdfium's, in user space), which holds all of its words, never left without one."""
+    from klea_utils.stores._ingest.pdf.pdf_fallback import SecondReader
+    from klea_utils.stores._ingest.pdf.pdf_structure import build_document
+
+    path = _cropped_page_pdf(tmp_path / "cropped.pdf")
+    page = SecondReader(path).page_lines(0)
+    assert page is not None
+    assert page.frame is None
+    docs = _chunker().chunk(build_document("cropped", [page]), file_name=path.name, file_hash="h")
+    assert len(docs) > 1
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        page_box = [round(v, 2) for v in pdf[0].get_bbox()]
+        for doc in docs:
+            assert doc.metadata["regions"] == [{"page": 1, "bbox": page_box}]
+            inside = region_text(pdf, doc.metadata["regions"])
+            assert words_inside_share(doc.page_content, inside, doc.metadata["headings"]) == 1.0
+    finally:
+        pdf.close()
+
+
+def test_a_provenance_without_a_box_gets_its_whole_page() -> None:
+    from docling_core.types.doc.base import BoundingBox, CoordOrigin, Size
+    from docling_core.types.doc.common.reference import ProvenanceItem
+    from docling_core.types.doc.document import DoclingDocument
+    from docling_core.types.doc.labels import DocItemLabel
+
+    document = DoclingDocument(name="flat")
+    document.add_page(page_no=1, size=Size(width=595, height=842))
+    empty = BoundingBox(l=0, t=0, r=0, b=0, coord_origin=CoordOrigin.BOTTOMLEFT)
+    prov = ProvenanceItem(page_no=1, bbox=empty, charspan=(0, 20))
+    document.add_text(label=DocItemLabel.TEXT, text="Text without a place.", prov=prov)
+    (doc,) = _chunker().chunk(document, file_name="flat.pdf", file_hash="h")
+    assert doc.metadata["regions"] == [{"page": 1, "bbox": [0.0, 0.0, 595.0, 842.0]}]
+
+
+def test_a_right_to_left_word_read_in_visual_order_is_found() -> None:
+    # pdfium reads a layer without logical-order marks last letter first: the box holds
+    # the word all the same; a left-to-right word read backwards is not the word
+    assert words_inside_share("فقرة إضافية", "ةرقف ةيفاضإ") == 1.0
+    assert words_inside_share("dendrites integrate", "setirdned etargetni") == 0.0
+
+
 def test_the_chunking_rules_version_counts_regions() -> None:
-    assert CHUNKING_VERSION >= 4  # caches written before regions are rebuilt
+    assert CHUNKING_VERSION >= 5  # caches written before regions (or whole-page ones) rebuild
 
 
 _WORDS = st.lists(

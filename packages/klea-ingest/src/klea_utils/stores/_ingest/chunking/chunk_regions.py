@@ -5,8 +5,10 @@ user-space points as pdfium reports character boxes (bottom-left origin of the u
 page), one box per line (model-free path, OCR included) or per block (Docling's pipeline)
 the chunk's text comes from, in reading order, across pages. They come from the items'
 provenance; a chunk that holds only part of an item (a long paragraph cut at sentence
-ends) keeps the boxes of the lines whose characters its text covers. Items without
-provenance (Markdown, HTML, text files) give no regions.
+ends) keeps the boxes of the lines whose characters its text covers. A provenance that
+names its page but no box (a page read without geometry) gives the whole page as its
+region, never nothing: the highlight then frames the page. Items without provenance
+(Markdown, HTML, text files) give no regions.
 """
 
 from __future__ import annotations
@@ -73,11 +75,15 @@ def _overlaps(span: tuple[int, int], charspan: Any) -> bool:
 
 
 def chunk_regions(
-    items: Iterable[Any], text: str, heights: Mapping[int, float] | None = None
+    items: Iterable[Any],
+    text: str,
+    heights: Mapping[int, float] | None = None,
+    pages: Mapping[int, list[float]] | None = None,
 ) -> list[dict[str, Any]]:
     """The regions of a chunk of ``text`` made of ``items`` (Docling items with ``prov``).
 
-    ``heights`` gives each page's height, for provenance measured from the top.
+    ``heights`` gives each page's height, for provenance measured from the top; ``pages``
+    each page's whole box (user space), the region of a provenance without a box.
     """
     items = list(items)
     regions: list[dict[str, Any]] = []
@@ -93,7 +99,7 @@ def chunk_regions(
                 continue
             if span is not None and not _overlaps(span, getattr(prov, "charspan", None)):
                 continue
-            box = _box(prov, heights or {})
+            box = _box(prov, heights or {}) or (pages or {}).get(page)
             region = {"page": page, "bbox": box}
             if box is not None and (not regions or regions[-1] != region):
                 regions.append(region)

@@ -69,7 +69,9 @@ table cut into pieces repeats its caption and header row in each; 4: PDF chunks 
 ``language``; reference lines that open with an arXiv id are kept, no longer dropped as
 arXiv's margin stamp; 5: a table caption numbered within an annex or chapter, "Table K.6 -",
 "Table 4-1:", leads every piece, and a first row whose every cell holds a digit is data,
-not a header to repeat)."""
+not a header to repeat; a chunk of a page read without geometry (by pypdf) has the whole
+page as its region instead of none; a lone folio on a bare page-number line is a
+``page_label``)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""
@@ -255,6 +257,7 @@ class Chunker:
         section = -1
         chain: object = object()
         heights = _page_heights(document)
+        whole_pages = _whole_pages(document)
         for chunk in self._chunker.chunk(document):
             text = normalize_text(chunk.contextualized()).strip()
             if not text:
@@ -271,11 +274,11 @@ class Chunker:
             pages = chunk_pages(chunk.items)
             if pages is not None:
                 metadata["page_start"], metadata["page_end"] = pages
-            regions = chunk_regions(chunk.items, chunk.text, heights)
+            regions = chunk_regions(chunk.items, chunk.text, heights, whole_pages)
             for piece in pieces:
                 if len(pieces) > 1:
                     body = _without_headings(piece, metadata["headings"])
-                    regions = chunk_regions(chunk.items, body, heights)
+                    regions = chunk_regions(chunk.items, body, heights, whole_pages)
                 extra: dict[str, Any] = {REGIONS_KEY: regions} if regions else {}
                 narrowed = region_pages(chunk.items, regions)
                 if narrowed is not None:  # a piece of a paragraph may lie on one page of two
@@ -311,6 +314,17 @@ def _page_heights(document: Any) -> dict[int, float]:
         if isinstance(number, int) and size is not None:
             heights[number] = float(size.height)
     return heights
+
+
+def _whole_pages(document: Any) -> dict[int, list[float]]:
+    """Each page's whole box, ``[0, 0, width, height]`` (points) of a ``DoclingDocument``:
+    the region of a chunk whose provenance names its page but no box."""
+    boxes: dict[int, list[float]] = {}
+    for number, page in (getattr(document, "pages", None) or {}).items():
+        size = getattr(page, "size", None)
+        if isinstance(number, int) and size is not None and size.width > 0 and size.height > 0:
+            boxes[number] = [0.0, 0.0, round(float(size.width), 2), round(float(size.height), 2)]
+    return boxes
 
 
 def _without_headings(piece: str, headings: list[str]) -> str:

@@ -189,7 +189,10 @@ def convert_pdf_offline(
     if recovery.describe():
         log.warning("%s: %s", Path(path).name, recovery.describe())
     document = build_document(Path(path).stem, pages)  # drops the running lines
-    recovery.printed = printed_page_numbers({page.page_no: page.folios for page in pages})
+    recovery.printed = printed_page_numbers(
+        {page.page_no: page.folios for page in pages},
+        {page.page_no: page.bare_folios for page in pages},
+    )
     return document, recovery
 
 

@@ -113,9 +113,12 @@ def remove_furniture(pages: list[PageLines]) -> int:
             )
             if furniture:
                 dropped += 1
-                if band is not None and not line.rotated:
+                if band is not None and not line.rotated and not is_stamp(line.text):
                     bare = bool(_PAGE_NUMBER.match(line.text))
-                    page.folios.extend(folio_candidates(line.text, bare))
+                    numbers = folio_candidates(line.text, bare)
+                    page.folios.extend(numbers)
+                    if bare:
+                        page.bare_folios.extend(numbers)
             else:
                 kept.append(line)
         page.lines = kept

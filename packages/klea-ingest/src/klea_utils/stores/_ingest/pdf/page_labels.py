@@ -38,12 +38,17 @@ def folio_candidates(text: str, bare: bool) -> list[int]:
     return [int(group) for group in match.groups() if group is not None]
 
 
-def printed_page_numbers(candidates: Mapping[int, Iterable[int]]) -> dict[int, str]:
+def printed_page_numbers(
+    candidates: Mapping[int, Iterable[int]], bare: Mapping[int, Iterable[int]] | None = None
+) -> dict[int, str]:
     """Each page's printed number from its folio ``candidates`` (page -> numbers).
 
     The offset (printed minus physical page) most pages agree on wins, when at least
     :data:`MIN_AGREEING_PAGES` pages agree; a page is labelled only by a candidate on it
-    that fits that offset.
+    that fits that offset. A single folio is believed alone only when it is the one
+    candidate of the whole document and was read from a bare page-number line (``bare``:
+    page -> such numbers), as a one-page excerpt prints it ("1234" at the foot); a number
+    at the edge of a running head ("Journal 2019") alone stays unbelieved.
     """
     offsets: Counter[int] = Counter()
     for page, numbers in candidates.items():
@@ -51,13 +56,24 @@ def printed_page_numbers(candidates: Mapping[int, Iterable[int]]) -> dict[int, s
     if not offsets:
         return {}
     offset, agreeing = offsets.most_common(1)[0]
-    if agreeing < MIN_AGREEING_PAGES:
+    if agreeing < MIN_AGREEING_PAGES and not _lone_bare_folio(candidates, bare or {}):
         return {}
     return {
         page: str(page + offset)
         for page, numbers in candidates.items()
         if page + offset in set(numbers)
     }
+
+
+def _lone_bare_folio(
+    candidates: Mapping[int, Iterable[int]], bare: Mapping[int, Iterable[int]]
+) -> bool:
+    """Whether the document offers one folio in all, read from a bare page-number line."""
+    found = [(page, number) for page, numbers in candidates.items() for number in numbers]
+    if len(found) != 1:
+        return False
+    page, number = found[0]
+    return number in set(bare.get(page, ()))
 
 
 def page_labels(path: Path, printed: Mapping[int, str] | None = None) -> dict[int, str]:

@@ -5,8 +5,10 @@ a page (``PdfiumError: Failed to load page.``) or the whole file. pypdf parses l
 (it rebuilds a broken cross-reference table, walks what it can of the page tree) and reads
 the text of such pages, without geometry: each of its text lines becomes a
 :class:`~klea_utils.stores._ingest.pdf.pdf_lines.Line` of one nominal size, stacked down the
-page, so the structure builder sees plain body text. A page neither reader can load yields
-nothing; the caller names it in the file's recovery note.
+page, so the structure builder sees plain body text. Such a page keeps its box in user
+space (``PageLines.user_box``, pypdf's crop box as pdfium reports a page's box), so each
+chunk of it gets the whole page as its region: the place is the page, not a line. A page
+neither reader can load yields nothing; the caller names it in the file's recovery note.
 """
 
 from __future__ import annotations
@@ -28,8 +30,15 @@ _CHAR_WIDTH = 0.5 * NOMINAL_SIZE
 _LETTER = (612.0, 792.0)
 
 
-def text_page_lines(text: str, page_no: int, width: float, height: float) -> PageLines:
-    """``PageLines`` for plain ``text``: one line per non-blank line, top to bottom."""
+def text_page_lines(
+    text: str,
+    page_no: int,
+    width: float,
+    height: float,
+    user_box: tuple[float, float, float, float] | None = None,
+) -> PageLines:
+    """``PageLines`` for plain ``text``: one line per non-blank line, top to bottom;
+    ``user_box`` is the page's box in user space (``None``: ``0, 0, width, height``)."""
     lines: list[Line] = []
     top = _MARGIN
     for raw in text.splitlines():
@@ -40,7 +49,8 @@ def text_page_lines(text: str, page_no: int, width: float, height: float) -> Pag
         x1 = min(width, _MARGIN + _CHAR_WIDTH * len(line))
         lines.append(Line(line, page_no, _MARGIN, top, x1, top + NOMINAL_SIZE, NOMINAL_SIZE))
         top += _LEADING
-    return PageLines(page_no, width, max(height, top + _MARGIN), lines, text)
+    box = user_box if user_box is not None else (0.0, 0.0, width, height)
+    return PageLines(page_no, width, max(height, top + _MARGIN), lines, text, user_box=box)
 
 
 class SecondReader:
@@ -92,8 +102,10 @@ class SecondReader:
             return None
         try:
             page = reader.pages[index]
-            box = page.mediabox
+            box = page.cropbox
             width, height = float(box.width) or _LETTER[0], float(box.height) or _LETTER[1]
+            left, bottom = float(box.left), float(box.bottom)
+            user_box = (left, bottom, left + width, bottom + height)
             if int(page.get("/Rotate", 0) or 0) % 180:
                 width, height = height, width
             text = page.extract_text() or ""
@@ -101,4 +113,4 @@ class SecondReader:
             self.error = f"pypdf: {type(exc).__name__}: {exc}"
             self.logger.debug("%s page %d: %s", self.path.name, index + 1, self.error)
             return None
-        return text_page_lines(text, index + 1, width, height)
+        return text_page_lines(text, index + 1, width, height, user_box)

@@ -89,9 +89,14 @@ class PageLines:
     folios: list[int] = field(default_factory=list)
     """Numbers in the running lines removed from the page that may be its printed page
     number (:mod:`~klea_utils.stores._ingest.pdf.page_labels`)."""
+    bare_folios: list[int] = field(default_factory=list)
+    """Those of :attr:`folios` read from a line that is a page number and nothing else."""
     frame: Frame | None = None
     """The frame the line boxes are measured in (:meth:`Frame.user` maps them back to the
     page's user space); ``None`` for lines without geometry (read by pypdf)."""
+    user_box: tuple[float, float, float, float] | None = None
+    """``(left, bottom, right, top)`` of the page in user space where its lines carry no
+    geometry (read by pypdf): the region every chunk of the page gets."""
 
 
 CELL_GAP_EM = 1.2

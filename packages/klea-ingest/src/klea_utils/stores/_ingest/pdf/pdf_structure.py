@@ -200,6 +200,8 @@ class _Builder:
 
         self.doc = DoclingDocument(name=name)
         self.frames: dict[int, Frame] = {}
+        self.flat_boxes = {p.page_no: p.user_box for p in pages if p.user_box is not None}
+        """The box in user space of each page read without geometry (by pypdf)."""
         for page in pages:
             width, height = page.width, page.height
             if page.frame is not None:
@@ -207,6 +209,8 @@ class _Builder:
                 # the size reaches the box's far corner so that Docling clamps no box
                 self.frames[page.page_no] = page.frame
                 width, height = page.frame.x1, page.frame.y1
+            elif page.user_box is not None:
+                width, height = page.user_box[2], page.user_box[3]  # its box, unclamped
             self.doc.add_page(page_no=page.page_no, size=Size(width=width, height=height))
         self.paragraph: list[Line] = []
         self.hyphens = Hyphenation(ln.text for page in pages for ln in page.lines)
@@ -216,7 +220,7 @@ class _Builder:
     def _prov(self, lines: list[Line], text: str) -> list[Any]:
         """One provenance per line, in reading order: its box in the page's user space
         (:func:`~klea_utils.stores._ingest.pdf.line_regions.line_box`) and its span of
-        ``text``. A page without geometry (read by pypdf) gets one empty box."""
+        ``text``. A page without geometry (read by pypdf) gets one box, the whole page."""
         from docling_core.types.doc.base import BoundingBox, CoordOrigin
         from docling_core.types.doc.common.reference import ProvenanceItem
 
@@ -229,7 +233,7 @@ class _Builder:
                 if line.page_no in seen_flat:
                     continue
                 seen_flat.add(line.page_no)
-                left = bottom = right = top = 0.0
+                left, bottom, right, top = self.flat_boxes.get(line.page_no, (0.0, 0.0, 0.0, 0.0))
                 span = (0, len(text))
             else:
                 left, bottom, right, top = line_box(frame, line)

@@ -3,7 +3,9 @@
 For each region the text of the page's text layer inside the box is read with pdfium
 (``PdfTextPage.get_text_bounded``); :func:`words_inside_share` is the share of the chunk's
 words (its heading lines left out) found there, counted with multiplicity (a word
-hyphenated at a line end counts as found when its two halves are). The ingestion
+hyphenated at a line end counts as found when its two halves are; a right-to-left word
+counts as found when pdfium reads its letters in visual order, last letter first, as it
+does for a layer without logical-order marks: the box holds the word all the same). The ingestion
 tests and ``scripts/bench/pdf_regions.py`` use it; an OCRed page has no text layer, so its
 regions are read from the OCR lines of that page instead (:func:`ocr_text_inside`).
 """
@@ -76,6 +78,12 @@ def ocr_text_inside(
     return "\n".join(out)
 
 
+def _right_to_left(word: str) -> bool:
+    import unicodedata
+
+    return any(unicodedata.bidirectional(char) in ("R", "AL") for char in word)
+
+
 def _line_end_joins(text: str) -> list[str]:
     """Words hyphenated at a line end, joined (``trans`` + ``forms``): pdfium's text keeps
     the halves on two lines, the chunk the whole word."""
@@ -96,6 +104,8 @@ def words_inside_share(chunk_text: str, inside: str, headings: Iterable[str] = (
     total = sum(words.values())
     if not total:
         return 1.0
-    found = Counter(chunk_words(inside))
+    inside_words = chunk_words(inside)
+    found = Counter(inside_words)
     found.update(_line_end_joins(inside))
+    found.update(word[::-1] for word in inside_words if _right_to_left(word))
     return sum((words & found).values()) / total
