@@ -127,6 +127,21 @@ class _TreeSampler(threading.Thread):
             time.sleep(0.1)
 
 
+def run_plan(
+    baseline_ref: str | None, also: list[str], build_arg: list[str]
+) -> list[tuple[str, bool, list[str]]]:
+    """The builds to time, as ``(label, of the baseline tree, build arguments)``: the
+    baseline ref (if any), each ``--also 'LABEL:ARGS'`` variant, then this code."""
+    plan: list[tuple[str, bool, list[str]]] = []
+    if baseline_ref:
+        plan.append((f"baseline {baseline_ref}", True, build_arg))
+    for variant in also:
+        label, _, extra = variant.partition(":")
+        plan.append((label, False, [*build_arg, *extra.split()]))
+    plan.append(("this code", False, build_arg))
+    return plan
+
+
 @contextlib.contextmanager
 def baseline_tree(ref: str | None) -> Iterator[Path | None]:
     """A detached worktree of ``ref`` (removed afterwards), or ``None`` without a ref."""

@@ -38,7 +38,7 @@ from klea_utils.stores.ingestion import StoresBuilder
 
 sys.path.append(str(Path(__file__).resolve().parent))  # behind the stdlib: see tokenize.py
 
-from build_phases import TimedBuild, baseline_tree, print_phases, run_build
+from build_phases import TimedBuild, baseline_tree, print_phases, run_build, run_plan
 
 
 class _Sampler(threading.Thread):
@@ -96,13 +96,7 @@ def _corpus(folder: Path, count: int, paragraphs: int) -> int:
 
 
 def _phases(args: argparse.Namespace) -> None:
-    plan: list[tuple[str, bool, list[str]]] = []
-    if args.baseline_ref:
-        plan.append((f"baseline {args.baseline_ref}", True, args.build_arg))
-    for variant in args.also:
-        label, _, extra = variant.partition(":")
-        plan.append((label, False, [*args.build_arg, *extra.split()]))
-    plan.append(("this code", False, args.build_arg))
+    plan = run_plan(args.baseline_ref, args.also, args.build_arg)
     runs: list[TimedBuild] = []
     with tempfile.TemporaryDirectory() as tmp, baseline_tree(args.baseline_ref) as baseline:
         pages = 0

@@ -81,7 +81,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from build_phases import TimedBuild, baseline_tree, print_phases, run_build
+from build_phases import TimedBuild, baseline_tree, print_phases, run_build, run_plan
 from build_phases import summary as timed_summary
 from pdf_words import bag_recall, script_of, unspaced, words
 
@@ -420,13 +420,7 @@ def print_same_chunks(runs: list[TimedBuild], work: Path) -> None:
 
 def _timed_runs(files: list[Path], work: Path, args: argparse.Namespace) -> list[TimedBuild]:
     """The baseline (if any), each ``--also`` variant, then this code: a fresh copy each."""
-    plan: list[tuple[str, bool, list[str]]] = []
-    if args.baseline_ref:
-        plan.append((f"baseline {args.baseline_ref}", True, args.build_arg))
-    for variant in args.also:
-        label, _, extra = variant.partition(":")
-        plan.append((label, False, [*args.build_arg, *extra.split()]))
-    plan.append(("this code", False, args.build_arg))
+    plan = run_plan(args.baseline_ref, args.also, args.build_arg)
     runs: list[TimedBuild] = []
     with baseline_tree(args.baseline_ref) as baseline:
         for label, old, extra in plan:

@@ -130,6 +130,27 @@ def write_text_pdf(path: Path, title: str, paragraphs: list[str]) -> Path:
     return path
 
 
+def write_lines_pdf(path: Path, lines: list[str], **info: str) -> Path:
+    """A one-page PDF printing ``lines`` top down, with Info fields ``title``, ``author``,
+    ``keywords``, ``subject`` as given (reportlab's ``untitled``/``anonymous`` defaults
+    are left out: an absent field is empty)."""
+    from reportlab.pdfgen import canvas
+
+    pdf = canvas.Canvas(str(path))
+    pdf.setTitle(info.get("title", ""))
+    pdf.setAuthor(info.get("author", ""))
+    if "keywords" in info:
+        pdf.setKeywords(info["keywords"])
+    if "subject" in info:
+        pdf.setSubject(info["subject"])
+    y = 800
+    for line in lines:
+        pdf.drawString(72, y, line)
+        y -= 18
+    pdf.save()
+    return path
+
+
 def write_scanned_pdf(path: Path, lines: list[str], *, scale: float = 3.0) -> Path:
     """Write an image-only PDF: a text page rendered to a bitmap, with no text layer.
 

@@ -8,9 +8,9 @@ import pytest
 from docling_core.types.doc import DocItemLabel, DoclingDocument
 from hypothesis import given
 from hypothesis import strategies as st
+from ingest_corpus import write_lines_pdf
 from klea_utils.stores._ingest.biblio import biblio_regex as rx
 from klea_utils.stores.biblio import extract_metadata
-from reportlab.pdfgen import canvas
 
 
 @pytest.fixture(autouse=True)
@@ -18,26 +18,8 @@ def _no_doi_lookups(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KLEA_DOI_LOOKUP", "0")
 
 
-def _pdf(path: Path, lines: list[str], **info: str) -> Path:
-    pdf = canvas.Canvas(str(path))
-    if "title" in info:
-        pdf.setTitle(info["title"])
-    if "author" in info:
-        pdf.setAuthor(info["author"])
-    if "keywords" in info:
-        pdf.setKeywords(info["keywords"])
-    if "subject" in info:
-        pdf.setSubject(info["subject"])
-    y = 800
-    for line in lines:
-        pdf.drawString(72, y, line)
-        y -= 18
-    pdf.save()
-    return path
-
-
 def test_pdf_info_fields_count_when_page_one_prints_them(tmp_path: Path) -> None:
-    path = _pdf(
+    path = write_lines_pdf(
         tmp_path / "paper.pdf",
         ["Journal of Things, Vol. 3", "Dendrites In Practice", "Ankur Sinha, Padraig Gleeson"],
         title="Dendrites in practice",
@@ -57,7 +39,7 @@ def test_pdf_info_fields_count_when_page_one_prints_them(tmp_path: Path) -> None
 
 
 def test_pdf_info_fields_the_page_does_not_print_are_ignored(tmp_path: Path) -> None:
-    path = _pdf(
+    path = write_lines_pdf(
         tmp_path / "paper.pdf",
         ["Journal of Things, Vol. 3", "A Page Title", "Jane Doe, John Roe", "Keywords: x; y"],
         title="Info Title",
@@ -70,7 +52,7 @@ def test_pdf_info_fields_the_page_does_not_print_are_ignored(tmp_path: Path) -> 
 
 
 def test_pdf_page_one_regex_fills_the_gaps(tmp_path: Path) -> None:
-    path = _pdf(
+    path = write_lines_pdf(
         tmp_path / "scan.pdf",
         [
             "arXiv preprint 2101.00001",
@@ -130,7 +112,7 @@ def test_html_is_read_without_tags(tmp_path: Path) -> None:
 
 
 def test_complete_metadata_flag(tmp_path: Path) -> None:
-    path = _pdf(
+    path = write_lines_pdf(
         tmp_path / "full.pdf",
         ["Full Paper", "Published 2020 in Some Journal"],
         title="Full Paper",
@@ -334,7 +316,7 @@ def test_sentences_naming_a_person_and_a_year_are_not_bylines(
 
 def test_scanned_pdf_with_stem_title_takes_its_first_text_line(tmp_path: Path) -> None:
     joined = "Chaperones and protein folding in the cell Elena Rossi. Cell Biology Notes, 2016."
-    path = _pdf(
+    path = write_lines_pdf(
         tmp_path / "protein-folding-scanned.pdf",
         [joined, "Abstract Molecular chaperones help newly made proteins fold."],
         title="protein-folding-scanned",
@@ -352,7 +334,9 @@ def test_scanned_pdf_with_stem_title_takes_its_first_text_line(tmp_path: Path) -
 
 
 def test_the_file_name_in_the_info_title_is_no_title(tmp_path: Path) -> None:
-    path = _pdf(tmp_path / "scan-01.pdf", ["Vol. 3", "doi:10.1000/xyz.1"], title="scan-01")
+    path = write_lines_pdf(
+        tmp_path / "scan-01.pdf", ["Vol. 3", "doi:10.1000/xyz.1"], title="scan-01"
+    )
     assert "title" not in extract_metadata(path)
 
 
@@ -375,7 +359,7 @@ def test_producer_placeholders_in_the_info_dictionary_are_ignored(
     tmp_path: Path, placeholder: str
 ) -> None:
     # reportlab writes "(anonymous)" as Title and Author when a script sets neither.
-    path = _pdf(
+    path = write_lines_pdf(
         tmp_path / "paper.pdf",
         ["A Real Page Title", "Jane Doe, John Roe. Journal of Things, 2020."],
         title=placeholder,

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from ingest_corpus import write_lines_pdf
 from klea_utils.stores._ingest.biblio.info_trust import info_people, is_noise_title, title_agrees
 from klea_utils.stores._ingest.biblio.page_years import arxiv_id, page_year
 from klea_utils.stores.biblio import extract_metadata
-from reportlab.pdfgen import canvas
 
 
 @pytest.fixture(autouse=True)
@@ -133,20 +133,8 @@ def test_info_fields_count_only_when_page_one_prints_them() -> None:
     assert info_people(["Txus"], slide) == []
 
 
-def _pdf(path: Path, lines: list[str], **info: str) -> Path:
-    pdf = canvas.Canvas(str(path))
-    pdf.setTitle(info.get("title", ""))
-    pdf.setAuthor(info.get("author", ""))
-    y = 800
-    for line in lines:
-        pdf.drawString(72, y, line)
-        y -= 18
-    pdf.save()
-    return path
-
-
-def test_producer_fields_never_fill_a_pdf(tmp_path: Path) -> None:
-    path = _pdf(
+def test_producer_fields_never_fill_awrite_lines_pdf(tmp_path: Path) -> None:
+    path = write_lines_pdf(
         tmp_path / "report.pdf",
         ["Final Environmental Assessment", "Bureau of Reclamation", "Mid-Pacific Region July 2006"],
         title="Microsoft Word - USJBSI Draft EA.doc",
