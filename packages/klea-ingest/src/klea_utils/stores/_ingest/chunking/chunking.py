@@ -62,7 +62,7 @@ DEFAULT_MAX_TOKENS = 450
 DEFAULT_OVERLAP_SENTENCES = 0
 """Sentences repeated from the end of a cut text at the start of its next piece."""
 
-CHUNKING_VERSION = 5
+CHUNKING_VERSION = 6
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
 table cut into pieces repeats its caption and header row in each; 4: PDF chunks carry
 ``regions``, their boxes on the page, and ``page_label``; every chunk carries its
@@ -71,7 +71,8 @@ arXiv's margin stamp; 5: a table caption numbered within an annex or chapter, "T
 "Table 4-1:", leads every piece, and a first row whose every cell holds a digit is data,
 not a header to repeat; a chunk of a page read without geometry (by pypdf) has the whole
 page as its region instead of none; a lone folio on a bare page-number line is a
-``page_label``)."""
+``page_label``; 6: a running head that titles a run of pages, not the whole document,
+joins the heading chain of the chunks starting on those pages)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""
@@ -237,6 +238,7 @@ class Chunker:
         file_name: str,
         file_hash: str,
         page_labels: Mapping[int, str] | None = None,
+        section_titles: Mapping[int, str] | None = None,
     ) -> list[Document]:
         """Return the chunks of ``document`` with ``file_name``, ``file_hash``, ``headings``.
 
@@ -246,6 +248,10 @@ class Chunker:
         carries :data:`CHUNK_INDEX_KEY`, :data:`SECTION_INDEX_KEY` and ``language`` (the
         ISO 639-1 code of its own text, ``und`` when it cannot be told; see
         :func:`~klea_utils.stores._ingest.chunking.language.detect_language`).
+
+        ``section_titles`` (page -> the running head that titles the part of the
+        document the page is in) joins the heading chain of the chunks that start on that
+        page, after the document's title, unless the chain already holds it.
 
         ``page_content`` is the contextualized text (heading chain, then the chunk's text)
         passed through ``normalize_text``; ``headings`` lists the heading chain, most
@@ -258,7 +264,7 @@ class Chunker:
         chain: object = object()
         heights = _page_heights(document)
         whole_pages = _whole_pages(document)
-        for chunk in self._chunker.chunk(document):
+        for chunk in self._chunker.chunk(document, section_titles):
             text = normalize_text(chunk.contextualized()).strip()
             if not text:
                 continue

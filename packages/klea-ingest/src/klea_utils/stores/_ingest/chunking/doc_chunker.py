@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -53,6 +55,8 @@ from klea_utils.stores._ingest.chunking.text_segments import segment_text
 from klea_utils.stores._ingest.chunking.token_counter import TokenCounter
 
 __all__ = ["RawChunk", "StructureChunker"]
+
+_WORD = re.compile(r"\w+")
 
 _DELIM = "\n"
 
@@ -178,12 +182,19 @@ class StructureChunker:
         self.chunk(DoclingDocument(name="warm-up"))
         self.counter.count("warm up")
 
-    def chunk(self, document: Any) -> list[RawChunk]:
-        """The chunks of ``document`` in reading order."""
+    def chunk(
+        self, document: Any, section_titles: Mapping[int, str] | None = None
+    ) -> list[RawChunk]:
+        """The chunks of ``document`` in reading order.
+
+        ``section_titles`` (page -> a running head that titles the part of the document
+        the page is in) joins the heading chain of each chunk whose text starts on that
+        page, after the document's title, unless the chain already holds it.
+        """
         serializer = _serializer(document)
         chunks = [
             piece
-            for walked in self._walk(document, serializer)
+            for walked in self._walk(document, serializer, section_titles)
             for split in self._split_by_items(walked, serializer)
             for piece in self._split_text(split)
         ]
@@ -192,7 +203,9 @@ class StructureChunker:
     def _fits(self, chunk: RawChunk) -> bool:
         return self.counter.count(chunk.contextualized()) <= self.max_tokens
 
-    def _walk(self, document: Any, serializer: Any) -> list[RawChunk]:
+    def _walk(
+        self, document: Any, serializer: Any, section_titles: Mapping[int, str] | None = None
+    ) -> list[RawChunk]:
         from docling_core.types.doc.items.group import InlineGroup, ListGroup
         from docling_core.types.doc.items.node import DocItem
         from docling_core.types.doc.items.text import SectionHeaderItem, TitleItem
@@ -223,6 +236,9 @@ class StructureChunker:
             items = tuple(span.item for span in result.spans)
             if result.text and items:
                 chain = tuple(headings[k] for k in sorted(headings)) or None
+                title = section_titles and section_titles.get(_first_page(items) or 0)
+                if title:
+                    chain = _with_section_title(chain, title, 0 in headings)
                 chunks.append(RawChunk(result.text, chain, items))
         return chunks
 
@@ -309,3 +325,32 @@ class StructureChunker:
             merged.append(chunks[first] if last == first else joined(first, last))
             first = last + 1
         return merged
+
+
+def _first_page(items: tuple[Any, ...]) -> int | None:
+    """The first page (1-based) the items' provenance names, ``None`` without any."""
+    pages = [
+        prov.page_no
+        for item in items
+        for prov in (getattr(item, "prov", None) or [])
+        if isinstance(getattr(prov, "page_no", None), int)
+    ]
+    return min(pages) if pages else None
+
+
+def _words(text: str) -> str:
+    """``text`` as its words only, folded: "1. Introduction" says "1 INTRODUCTION"."""
+    return " ".join(_WORD.findall(text.casefold()))
+
+
+def _with_section_title(
+    chain: tuple[str, ...] | None, title: str, has_document_title: bool
+) -> tuple[str, ...]:
+    """``chain`` with ``title`` after the document's title (first when it has none),
+    unless a heading of the chain already says it."""
+    headings = chain or ()
+    words = _words(title)
+    if any(words in _words(h) for h in headings):
+        return headings
+    at = 1 if has_document_title and headings else 0
+    return (*headings[:at], title, *headings[at:])

@@ -138,6 +138,13 @@ class FileProcessor:
         printed = getattr(self._converter.last_readout, "printed", None)
         return page_labels(path, printed if isinstance(printed, dict) else None)
 
+    def _section_titles(self, path: Path) -> dict[int, str] | None:
+        """The running heads that title parts of a PDF read on the offline path, by page."""
+        if path.suffix.lower() != ".pdf":
+            return None
+        titles = getattr(self._converter.last_readout, "section_titles", None)
+        return titles if isinstance(titles, dict) else None
+
     def convert(self, path: Path, file_hash: str) -> FileOutcome:
         """Convert and chunk ``path`` without caching it (the Ray workers' driver caches)."""
         path = Path(path)
@@ -148,6 +155,7 @@ class FileProcessor:
                 file_name=path.name,
                 file_hash=file_hash,
                 page_labels=self._page_labels(path),
+                section_titles=self._section_titles(path),
             )
         except ConversionError as exc:
             return FileOutcome(error=str(exc))

@@ -33,6 +33,7 @@ from klea_utils.stores._ingest.convert.not_stored import (
 )
 from klea_utils.stores._ingest.pdf.ocr import TESSERACT_PACKAGE, ocr_page_lines, tesseract_available
 from klea_utils.stores._ingest.pdf.ocr_languages import DocumentLanguages
+from klea_utils.stores._ingest.pdf.page_furniture import section_titles
 from klea_utils.stores._ingest.pdf.page_labels import printed_page_numbers
 from klea_utils.stores._ingest.pdf.pdf_fallback import SecondReader
 from klea_utils.stores._ingest.pdf.pdf_lines import PageLines, page_lines
@@ -76,6 +77,9 @@ class Recovery:
     """Pages that draw an image."""
     printed: dict[int, str] = field(default_factory=dict)
     """The page number printed in each page's running head or foot, where one was found."""
+    section_titles: dict[int, str] = field(default_factory=dict)
+    """The running head that titles the part of the document each page is in, where one
+    does (:func:`~klea_utils.stores._ingest.pdf.page_furniture.section_titles`)."""
 
     def describe(self) -> str:
         """One line for logs and reports, empty when every page read cleanly."""
@@ -189,6 +193,7 @@ def convert_pdf_offline(
     if recovery.describe():
         log.warning("%s: %s", Path(path).name, recovery.describe())
     document = build_document(Path(path).stem, pages)  # drops the running lines
+    recovery.section_titles = section_titles(pages)
     recovery.printed = printed_page_numbers(
         {page.page_no: page.folios for page in pages},
         {page.page_no: page.bare_folios for page in pages},

@@ -5,6 +5,15 @@ a known stamp, is a bare page number near the top or bottom of the page, or repe
 ignored) near the top or bottom of several pages. Furniture is removed from the body text:
 it would otherwise land in the middle of a sentence and become a heading. The numbers a
 removed running line may print as the page's folio are kept on the page (``folios``).
+
+A running head can name the part of the document a page belongs to rather than the
+document: "Command Code BMFOL Return Form 941 Display" over the four pages of one exhibit
+of a manual, a chapter's title over its pages. Removed from the body, it would leave
+those pages' passages without the words that tell them apart from the next part's (every
+exhibit of that manual is a table of the same line numbers and positions). The removed
+top lines are kept on the page (``running_heads``), and :func:`section_titles` keeps those
+that title a run of pages, not the whole document, for the chunker to add to the heading
+chain of the passages on those pages.
 """
 
 from __future__ import annotations
@@ -15,10 +24,25 @@ from collections import Counter
 from klea_utils.stores._ingest.pdf.page_labels import folio_candidates
 from klea_utils.stores._ingest.pdf.pdf_lines import Line, PageLines
 
-__all__ = ["EDGE_BAND", "is_stamp", "remove_furniture"]
+__all__ = [
+    "EDGE_BAND",
+    "SECTION_TITLE_MAX_SHARE",
+    "SECTION_TITLE_MIN_PAGES",
+    "is_stamp",
+    "remove_furniture",
+    "section_titles",
+]
 
 EDGE_BAND = 0.15
 """Share of the page height, at the top and at the bottom, where running lines sit."""
+
+SECTION_TITLE_MAX_SHARE = 0.5
+"""A running head printed over more than this share of the pages (or over a span of pages
+that long) titles the document, not a part of it: it is no section title."""
+SECTION_TITLE_MIN_PAGES = 0.25
+"""Share of the pages that must carry a section title for any to be believed."""
+_SECTION_TITLE_MAX_WORDS = 16
+_LETTERS = re.compile(r"[^\W\d_]{2,}")
 
 # arXiv's stamp is a whole line: the id with its version or its date ("arXiv:2101.01234v2
 # [cs.CL] 3 Jan 2021"). A reference line that opens with an id ("arXiv:2212.08073, 2022.")
@@ -115,6 +139,8 @@ def remove_furniture(pages: list[PageLines]) -> int:
                 dropped += 1
                 if band is not None and not line.rotated and not is_stamp(line.text):
                     bare = bool(_PAGE_NUMBER.match(line.text))
+                    if band == "top" and not bare:
+                        page.running_heads.append(" ".join(line.text.split()))
                     numbers = folio_candidates(line.text, bare)
                     page.folios.extend(numbers)
                     if bare:
@@ -123,3 +149,39 @@ def remove_furniture(pages: list[PageLines]) -> int:
                 kept.append(line)
         page.lines = kept
     return dropped
+
+
+def section_titles(pages: list[PageLines]) -> dict[int, str]:
+    """Page number -> the running heads that title the part of the document it is in.
+
+    A removed top line is a section title when the same text (whitespace aside) heads at
+    least two pages, all within a span of at most :data:`SECTION_TITLE_MAX_SHARE` of the
+    document's pages, and it has words (two letters or more) and at most
+    :data:`_SECTION_TITLE_MAX_WORDS` of them. A head that changes on every page (it holds
+    the folio) never repeats; one over the whole document (its title, a journal's name)
+    spans too many pages. Several on one page are joined in reading order. Unless at
+    least :data:`SECTION_TITLE_MIN_PAGES` of the pages get one, none is kept.
+    """
+    if len(pages) < 4:
+        return {}
+    where: dict[str, list[int]] = {}
+    for page in pages:
+        for text in dict.fromkeys(page.running_heads):
+            where.setdefault(text.casefold(), []).append(page.page_no)
+    limit = SECTION_TITLE_MAX_SHARE * len(pages)
+    titles = {
+        key
+        for key, numbers in where.items()
+        if len(numbers) >= 2
+        and max(numbers) - min(numbers) + 1 <= limit
+        and _LETTERS.search(key)
+        and len(key.split()) <= _SECTION_TITLE_MAX_WORDS
+    }
+    out = {}
+    for page in pages:
+        kept = [t for t in dict.fromkeys(page.running_heads) if t.casefold() in titles]
+        if kept:
+            out[page.page_no] = " ".join(kept)
+    # A document that titles its parts does so on most of its pages; a few pages with a
+    # repeated line at the top (a figure's legend over two pages) are no such convention.
+    return out if len(out) >= SECTION_TITLE_MIN_PAGES * len(pages) else {}

@@ -91,6 +91,10 @@ class PageLines:
     number (:mod:`~klea_utils.stores._ingest.pdf.page_labels`)."""
     bare_folios: list[int] = field(default_factory=list)
     """Those of :attr:`folios` read from a line that is a page number and nothing else."""
+    running_heads: list[str] = field(default_factory=list)
+    """The running lines removed from the top of the page (not page numbers or stamps), in
+    order: :func:`~klea_utils.stores._ingest.pdf.page_furniture.section_titles` reads the
+    titles of the document's parts from them."""
     frame: Frame | None = None
     """The frame the line boxes are measured in (:meth:`Frame.user` maps them back to the
     page's user space); ``None`` for lines without geometry (read by pypdf)."""
