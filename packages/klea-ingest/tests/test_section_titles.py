@@ -80,7 +80,7 @@ def test_titles_are_heads_repeated_over_part_of_the_document(heads: list[list[st
         return head != "12" and len(pages) >= 2 and pages[-1] - pages[0] + 1 <= len(heads) / 2
 
     for page, title in titles.items():
-        assert title == " ".join(h for h in dict.fromkeys(heads[page - 1]) if titles_a_part(h))
+        assert title == "\n".join(h for h in dict.fromkeys(heads[page - 1]) if titles_a_part(h))
 
 
 def test_the_chain_gets_the_title_once_after_the_documents_title() -> None:
@@ -96,6 +96,10 @@ def test_the_chain_gets_the_title_once_after_the_documents_title() -> None:
         "Doc",
         "1. Introduction",
     )
+    # two heads on one page (a spread's left and right heads): each is its own line
+    assert _with_section_title(
+        ("Doc", "6. Synthetic Data"), "6.1 Choice Strategies\n6 SYNTHETIC DATA", True
+    ) == ("Doc", "6.1 Choice Strategies", "6. Synthetic Data")
 
 
 def _manual(path: Path) -> Path:

@@ -346,11 +346,14 @@ def _words(text: str) -> str:
 def _with_section_title(
     chain: tuple[str, ...] | None, title: str, has_document_title: bool
 ) -> tuple[str, ...]:
-    """``chain`` with ``title`` after the document's title (first when it has none),
-    unless a heading of the chain already says it."""
+    """``chain`` with the lines of ``title`` after the document's title (first when it has
+    none), each unless a heading of the chain already says it."""
     headings = chain or ()
-    words = _words(title)
-    if any(words in _words(h) for h in headings):
-        return headings
+    said = [_words(h) for h in headings]
+    new = [
+        line
+        for line in dict.fromkeys(" ".join(t.split()) for t in title.split("\n"))
+        if line and not any(_words(line) in words for words in said)
+    ]
     at = 1 if has_document_title and headings else 0
-    return (*headings[:at], title, *headings[at:])
+    return (*headings[:at], *new, *headings[at:])

@@ -159,7 +159,7 @@ def section_titles(pages: list[PageLines]) -> dict[int, str]:
     document's pages, and it has words (two letters or more) and at most
     :data:`_SECTION_TITLE_MAX_WORDS` of them. A head that changes on every page (it holds
     the folio) never repeats; one over the whole document (its title, a journal's name)
-    spans too many pages. Several on one page are joined in reading order. Unless at
+    spans too many pages. Several on one page are joined by line breaks, in reading order. Unless at
     least :data:`SECTION_TITLE_MIN_PAGES` of the pages get one, none is kept.
     """
     if len(pages) < 4:
@@ -181,7 +181,7 @@ def section_titles(pages: list[PageLines]) -> dict[int, str]:
     for page in pages:
         kept = [t for t in dict.fromkeys(page.running_heads) if t.casefold() in titles]
         if kept:
-            out[page.page_no] = " ".join(kept)
+            out[page.page_no] = "\n".join(kept)
     # A document that titles its parts does so on most of its pages; a few pages with a
     # repeated line at the top (a figure's legend over two pages) are no such convention.
     return out if len(out) >= SECTION_TITLE_MIN_PAGES * len(pages) else {}
