@@ -110,13 +110,16 @@ def _looping_page_tree_pdf(path: Path) -> Path:
 
 
 def _text_outside_crop_box_pdf(path: Path) -> Path:
-    """Text at the top of the media box, above a crop box that keeps only the page's foot."""
+    """Text at the top of the media box, above a crop box that keeps only the page's foot
+    (no text of the page: left out), and a line across the crop box's top edge, whose box
+    runs past the page (Docling's document model warns about it)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     pdf = canvas.Canvas(str(path), pagesize=letter)
     pdf.setCropBox((0, 0, 612, 300))
     for n, para in enumerate(sample_paragraphs(3, words=12, seed=3)):
         pdf.drawString(72, 720 - 20 * n, para[:80])
         pdf.drawString(72, 200 - 20 * n, para[:80])
+    pdf.drawString(72, 296, "A line across the crop box's top edge")
     pdf.showPage()
     pdf.save()
     return path

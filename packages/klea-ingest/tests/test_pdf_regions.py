@@ -35,7 +35,7 @@ from klea_utils.stores._ingest.pdf.region_check import (
 )
 from klea_utils.stores.packaged_minilm import packaged_minilm_path
 from langchain_core.documents import Document
-from realpapers import DATA, WILD, needs_data, needs_tesseract, needs_wild
+from realpapers import DATA, WILD, needs_data, needs_tesseract, needs_wild, wild_page
 from reportlab.pdfgen import canvas
 
 pytestmark = pytest.mark.timeout(600)
@@ -324,7 +324,9 @@ def test_a_right_to_left_word_read_in_visual_order_is_found() -> None:
 
 
 def test_the_chunking_rules_version_counts_regions() -> None:
-    assert CHUNKING_VERSION >= 5  # caches written before regions (or whole-page ones) rebuild
+    # caches written before regions (5: whole-page ones; 7: captions, table rows, glyphs
+    # off the page) rebuild
+    assert CHUNKING_VERSION >= 7
 
 
 _WORDS = st.lists(
@@ -375,3 +377,112 @@ def test_a_cut_paragraph_keeps_the_boxes_of_its_own_lines() -> None:
     regions = chunk_regions([Item()], "Seven eight nine ten eleven twelve.")
     assert regions == [{"page": 1, "bbox": [10.0, 82.0, 200.0, 90.0]}]
     assert len(chunk_regions([Item()], Item.text)) == 2
+
+
+# -- close-out of the full run: captions, table rows, glyphs off the page, split words ------
+
+
+def _table_page_pdf(path: Path, *, off_page: str = "") -> Path:
+    """A paragraph, a ``Table 2:`` caption over a table whose rows open with short codes
+    that recur in the rows above (``C``, ``GT``), and optionally a string drawn far off
+    the page's right edge (a broken writer's content stream)."""
+    pdf = canvas.Canvas(str(path), pagesize=(612, 792))
+    pdf.setFont("Helvetica", 10)
+    pdf.drawString(72, 720, "Seed treatments vary between the brands sold in the region.")
+    pdf.drawString(  # over 80 characters: a caption, not a first row of the table
+        72,
+        690,
+        "Table 2: Seed treatment codes of every brand in the trial, with the product and "
+        "its treatment",
+    )
+    rows = [
+        ("Code", "Brand", "Product", "Treatment"),
+        ("C", "Agrisure", "GT CB", "Cruiser C"),
+        ("GT", "Genuity", "C GT", "Escalate GT"),
+        ("C", "Dynasty", "GT", "Gaucho C"),
+        ("GT", "Excalibre", "C", "Maxim GT"),
+        ("HX", "Herculex", "GT HX", "Poncho C"),
+    ]
+    for number, row in enumerate(rows):
+        for column, cell in enumerate(row):
+            pdf.drawString(72 + 120 * column, 670 - 16 * number, cell)
+    if off_page:
+        pdf.drawString(900, 500, off_page)  # right of the page, sides swapped or not
+    pdf.showPage()
+    pdf.save()
+    return path
+
+
+def test_a_table_keeps_the_box_of_its_caption_and_each_row_its_own(tmp_path: Path) -> None:
+    path = _table_page_pdf(tmp_path / "table.pdf")
+    docs, _, document = _chunks(path)
+    (table,) = [d for d in docs if "Table 2:" in d.page_content]
+    boxes = table.metadata["regions"]
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        texts = [region_text(pdf, [box]).strip() for box in boxes]
+        share = words_inside_share(table.page_content, region_text(pdf, boxes))
+    finally:
+        pdf.close()
+    first = next(i for i, text in enumerate(texts) if text.startswith("Table 2: Seed"))
+    assert [t.split()[0] for t in texts[first + 1 :]] == ["Code", "C", "GT", "C", "GT", "HX"]
+    assert share == 1.0
+    # each row's provenance names that row's span of the table's text
+    (item,) = [t for t in document.texts if t.text.startswith("Table 2:")]
+    for prov in item.prov[1:]:
+        start, end = prov.charspan
+        row = item.text[start:end].strip()
+        assert row.replace(" | ", " ").split()[0] in ("Code", "C", "GT", "HX"), row
+
+
+def test_glyphs_off_the_page_are_no_text_of_it(tmp_path: Path) -> None:
+    spill = "0.2.0408 Tc 44.25 0.75 re f 728.2 TD 036 3 Tj"
+    path = _table_page_pdf(tmp_path / "spilled.pdf", off_page=spill)
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        assert "44.25" in pdf[0].get_textpage().get_text_range()  # pdfium's layer holds it
+        docs, _, _ = _chunks(path)
+        assert docs
+        for doc in docs:
+            assert "Tc" not in doc.page_content
+            assert "44.25" not in doc.page_content
+            inside = region_text(pdf, doc.metadata["regions"])
+            assert words_inside_share(doc.page_content, inside, doc.metadata["headings"]) == 1.0
+    finally:
+        pdf.close()
+
+
+@needs_wild
+def test_a_page_whose_writer_spilled_its_content_stream_off_the_page(tmp_path: Path) -> None:
+    """A real form page whose text runs thousands of points past its right edge: its
+    chunks read what the page shows, and their regions hold their words (before: 0.14-0.54
+    per chunk, the page's share 0.3)."""
+    path = wild_page("govdocs1__219789.pdf", 46, tmp_path)
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        shares = _shares(path, pdf)
+    finally:
+        pdf.close()
+    assert shares
+    assert min(share for share, _, _ in shares) >= 0.9
+    assert _file_share(shares) >= MIN_SHARE
+
+
+def test_a_word_split_by_a_blank_in_one_reading_is_found() -> None:
+    # two readings of the same glyphs may put a blank in different places (wide kerning,
+    # a line drawn twice): the letters in the same order are the same word
+    assert words_inside_share("XTRA I nsect Protection", "XTRA Insect Protection") == 1.0
+    assert words_inside_share("Thliecnooges", "T h l iec no og es") == 0.0  # not the other way
+    assert words_inside_share("T h l iec noog es", "Thliecnooges") == 1.0
+    assert words_inside_share("هذه ف قرة", "هذه ةرقف") == 1.0  # and read in visual order
+    assert words_inside_share("i nsect", "insects") == 0.0
+    assert words_inside_share("form ______", "form _________") == 1.0  # blanks to fill in
+
+
+@given(st.lists(st.sampled_from(["seed", "corn", "yield", "plot", "rate"]), min_size=1), st.data())
+def test_the_share_counts_each_found_word_once(words: list[str], data: st.DataObject) -> None:
+    inside = " ".join(data.draw(st.lists(st.sampled_from(words), max_size=len(words))))
+    share = words_inside_share(" ".join(words), inside)
+    assert 0.0 <= share <= 1.0
+    assert share * len(words) <= len(inside.split()) + 1e-9
+    assert words_inside_share(" ".join(words), " ".join(words)) == 1.0

@@ -7,7 +7,8 @@ from (the chunk's ``regions``). Line boxes are measured in the page's reading fr
 text runs left to right); :func:`line_box` maps one back to the page's user space as
 pdfium reports character boxes (bottom-left origin, before ``/Rotate``).
 :func:`line_spans` finds each line's characters in the item's joined text, so a chunk
-that holds only part of a long paragraph can keep only the lines of its part.
+that holds only part of a long paragraph can keep only the lines of its part;
+:func:`row_spans` does the same for a table, whose rows are known as written.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from klea_utils.stores._ingest.pdf.pdf_frames import Frame
     from klea_utils.stores._ingest.pdf.pdf_lines import Line
 
-__all__ = ["line_box", "line_spans"]
+__all__ = ["line_box", "line_spans", "row_spans"]
 
 
 def line_box(frame: Frame, line: Line) -> tuple[float, float, float, float]:
@@ -49,4 +50,24 @@ def line_spans(lines: list[str], text: str) -> list[tuple[int, int]]:
     for i, start in enumerate(starts):
         end = starts[i + 1] if i + 1 < len(starts) else len(text)
         spans.append((start, max(start, end)))
+    return spans
+
+
+def row_spans(rows: list[str], lines: list[str], text: str) -> list[tuple[int, int]]:
+    """Spans of a table's ``rows`` in ``text`` (which opens with them, one per line, as
+    written: cells joined by `` | ``, so a row is longer than its line), then of ``lines``
+    (a caption printed under the rows) in the rest, as :func:`line_spans` finds them.
+
+    A row's first word is often a short code (``C``, ``GT``) found again in the row above:
+    searching for it would slide every later box down the table.
+    """
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for row in rows:
+        spans.append((at, min(len(text), at + len(row))))
+        at = min(len(text), at + len(row) + 1)
+    if lines:
+        spans += [(at + a, at + b) for a, b in line_spans(lines, text[at:])]
+    elif spans:
+        spans[-1] = (spans[-1][0], len(text))
     return spans

@@ -11,7 +11,7 @@ Fonts without a Unicode map (LaTeX Type 3 bitmap fonts built without cm-super) c
 with T1 (Cork) or OT1 character codes: their ligatures, quotes and dashes are control
 characters, mapped back here by the font's encoding family. pdfium's hyphenation marks
 (U+FFFE or U+0002 at a line end) are kept as :data:`HYPHEN_MARK` so that joining lines can
-drop them.
+drop them. A glyph wholly outside the page box is dropped: no viewer shows it.
 """
 
 from __future__ import annotations
@@ -254,6 +254,8 @@ def read_chars(raw: Any, tp: Any, upright: Frame) -> list[PdfChar | None]:
         if not text:
             continue
         calls.char_box(handle, i, *box)
+        if _off_page(left.value, right.value, bottom.value, top.value, upright):
+            continue
         size = obj_size or raw.FPDFText_GetFontSize(tp, i)
         if turn:
             char = PdfChar(
@@ -283,6 +285,31 @@ def read_chars(raw: Any, tp: Any, upright: Frame) -> list[PdfChar | None]:
             )
         out.append(char)
     return out
+
+
+OFF_PAGE_MARGIN = 2.0
+"""Points a glyph may stand beyond the page box and still count as on the page."""
+
+
+def _off_page(left: float, right: float, bottom: float, top: float, page: Frame) -> bool:
+    """Whether a glyph's box (user space) lies wholly outside the page box: no viewer shows
+    it (a broken writer's content stream spilled into a string runs far off the page), so
+    it is no text of the page, and no region on the page could hold it.
+
+    The box with its sides swapped counts as the page too: some writers swap them for
+    ``/Rotate`` and then draw in the unswapped box, text meant to be read.
+    """
+    margin = OFF_PAGE_MARGIN
+    width, height = page.x1 - page.x0, page.y1 - page.y0
+    for right_edge, top_edge in ((page.x1, page.y1), (page.x0 + height, page.y0 + width)):
+        if (
+            right >= page.x0 - margin
+            and left <= right_edge + margin
+            and top >= page.y0 - margin
+            and bottom <= top_edge + margin
+        ):
+            return False
+    return True
 
 
 def _object_size(raw: Any, obj: Any) -> float:

@@ -39,7 +39,7 @@ from klea_utils.stores._ingest.pdf.headings import (
     numbering_depth,
 )
 from klea_utils.stores._ingest.pdf.hyphens import Hyphenation
-from klea_utils.stores._ingest.pdf.line_regions import line_box, line_spans
+from klea_utils.stores._ingest.pdf.line_regions import line_box, line_spans, row_spans
 from klea_utils.stores._ingest.pdf.page_furniture import is_stamp, remove_furniture
 from klea_utils.stores._ingest.pdf.pdf_bidi import rtl_base
 from klea_utils.stores._ingest.pdf.pdf_chars import HYPHEN_MARK
@@ -217,15 +217,19 @@ class _Builder:
         self.open_heading: int | None = None
         """Level of the last item when it is a heading with no text under it yet."""
 
-    def _prov(self, lines: list[Line], text: str) -> list[Any]:
+    def _prov(self, lines: list[Line], text: str, rows: list[str] | None = None) -> list[Any]:
         """One provenance per line, in reading order: its box in the page's user space
         (:func:`~klea_utils.stores._ingest.pdf.line_regions.line_box`) and its span of
-        ``text``. A page without geometry (read by pypdf) gets one box, the whole page."""
+        ``text``. A page without geometry (read by pypdf) gets one box, the whole page.
+        ``rows``: the text of a table's first lines as written in ``text``."""
         from docling_core.types.doc.base import BoundingBox, CoordOrigin
         from docling_core.types.doc.common.reference import ProvenanceItem
 
         provs = []
-        spans = line_spans([ln.text for ln in lines], text)
+        if rows:
+            spans = row_spans(rows, [ln.text for ln in lines[len(rows) :]], text)
+        else:
+            spans = line_spans([ln.text for ln in lines], text)
         seen_flat: set[int] = set()
         for line, span in zip(lines, spans, strict=True):
             frame = self.frames.get(line.page_no)
@@ -241,13 +245,34 @@ class _Builder:
             provs.append(ProvenanceItem(page_no=line.page_no, bbox=box, charspan=span))
         return provs
 
-    def add(self, kind: str, lines: list[Line], text: str, level: int = 1) -> None:
+    def add(
+        self,
+        kind: str,
+        lines: list[Line],
+        text: str,
+        level: int = 1,
+        lead: tuple[str, list[Any]] | None = None,
+        rows: list[str] | None = None,
+    ) -> None:
+        """Add an item of ``text`` built from ``lines``; ``lead`` is the text and provenance
+        of an item read before them and put in front (a table's caption printed above it),
+        so its boxes stay among the item's; ``rows`` the text of a table's rows as written
+        in ``text`` (one per line, before any caption under them)."""
         from docling_core.types.doc.labels import DocItemLabel
 
         text = " ".join(text.split()) if kind != "table" else text
         if not text:
             return
-        provs = self._prov(lines, text)
+        provs = self._prov(lines, text, rows)
+        if lead is not None:
+            lead_text, lead_provs = lead
+            shift = len(lead_text) + 1
+            moved = [
+                p.model_copy(update={"charspan": (p.charspan[0] + shift, p.charspan[1] + shift)})
+                for p in provs
+            ]
+            provs = [*lead_provs, *moved]
+            text = f"{lead_text}\n{text}"
         if kind == "heading" and self.open_heading is not None and level <= self.open_heading:
             # a heading with nothing under it ("Appendix" right above "A. Contributions")
             # would vanish from every chunk's heading path: the next one nests under it
@@ -443,8 +468,8 @@ def _emit_table(builder: _Builder, rows: list[Line], below: list[Line]) -> None:
     body = "\n".join(text_rows)
     if below:  # printed under the rows: read after them, as on the page
         body = f"{body}\n{join_lines([ln.text for ln in below], builder.hyphens)}"
-    elif last is not None and _CAPTION.match(getattr(last, "text", "")):
-        caption_text = last.text
+    caption = None
+    if not below and last is not None and _CAPTION.match(getattr(last, "text", "")):
+        caption = (last.text, list(last.prov))  # its boxes go with its text
         builder.doc.delete_items(node_items=[last])
-        body = f"{caption_text}\n{body}"
-    builder.add("table", rows + below, body)
+    builder.add("table", rows + below, body, lead=caption, rows=text_rows)

@@ -5,7 +5,9 @@ For each region the text of the page's text layer inside the box is read with pd
 words (its heading lines left out) found there, counted with multiplicity (a word
 hyphenated at a line end counts as found when its two halves are; a right-to-left word
 counts as found when pdfium reads its letters in visual order, last letter first, as it
-does for a layer without logical-order marks: the box holds the word all the same). The ingestion
+does for a layer without logical-order marks: the box holds the word all the same; a word
+split by a blank that pdfium's reading has not, or the other way round, counts as found
+when its letters are: the same glyphs in the same order). The ingestion
 tests and ``scripts/bench/pdf_regions.py`` use it; an OCRed page has no text layer, so its
 regions are read from the OCR lines of that page instead (:func:`ocr_text_inside`).
 """
@@ -22,7 +24,9 @@ from klea_utils.stores._ingest.pdf.text_scripts import is_unspaced
 
 __all__ = ["chunk_words", "ocr_text_inside", "region_text", "words_inside_share"]
 
-_WORD = re.compile(r"\w+")
+_WORD = re.compile(r"[^\W_]+")
+"""Letters and digits: a run of underscores (a form's blank to fill in) is no word, and
+its length differs between readings of the same line."""
 _MARGIN = 1.0
 """Points added around a region when reading it (glyph boxes are tight)."""
 
@@ -108,4 +112,31 @@ def words_inside_share(chunk_text: str, inside: str, headings: Iterable[str] = (
     found = Counter(inside_words)
     found.update(_line_end_joins(inside))
     found.update(word[::-1] for word in inside_words if _right_to_left(word))
-    return sum((words & found).values()) / total
+    return _found(chunk_words(body), found) / total
+
+
+_MAX_JOIN = 6
+"""Most consecutive chunk words whose letters together may make one word of the region."""
+
+
+def _found(words: list[str], found: Counter[str]) -> int:
+    """How many of ``words`` (in order) ``found`` holds, each found word used once; then a
+    run of consecutive words not found whose letters joined make one word found (``i
+    nsect`` for ``insect``: two readings of the same glyphs put a blank in different
+    places, as a font's wide kerning or a line drawn twice makes them) counts as found."""
+    left = found.copy()
+    hit = [False] * len(words)
+    for i, word in enumerate(words):
+        if left[word] > 0:
+            left[word] -= 1
+            hit[i] = True
+    for i in range(len(words)):
+        for size in range(min(_MAX_JOIN, len(words) - i), 1, -1):
+            if any(hit[i : i + size]):
+                continue
+            joined = "".join(words[i : i + size])
+            if left[joined] > 0:
+                left[joined] -= 1
+                hit[i : i + size] = [True] * size
+                break
+    return sum(hit)
