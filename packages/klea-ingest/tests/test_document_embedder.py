@@ -63,19 +63,11 @@ def test_a_device_the_embedder_does_not_know_is_refused_by_name(device: str) -> 
         load_document_embedder(MINILM, device, LOG)
 
 
-def test_the_packaged_minilm_on_the_cpu_runs_int8_on_onnxruntime_with_every_core() -> None:
-    embedder = load_document_embedder(MINILM, "cpu", LOG)
-    assert embedder.variant == VARIANT_ONNX_INT8
-    assert isinstance(embedder.embeddings, OnnxMiniLMEmbeddings)
-    assert embedder.embeddings.threads == available_cores()
-
-
-def test_fp32_documents_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(ONNX_DOCUMENTS_ENV_VAR, "fp32")
+def test_the_packaged_minilm_on_the_cpu_runs_on_onnxruntime_with_every_core() -> None:
     embedder = load_document_embedder(MINILM, "cpu", LOG)
     assert embedder.variant == VARIANT_ONNX
     assert isinstance(embedder.embeddings, OnnxMiniLMEmbeddings)
-    assert embedder.embeddings.onnx_path == OnnxMiniLMEmbeddings().onnx_path
+    assert embedder.embeddings.threads == available_cores()
 
 
 def test_torch_when_asked_with_its_threads_set(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -124,7 +116,7 @@ def test_a_store_written_by_onnxruntime_answers_torch_queries_alike(
     section = json.loads(manifest_path(source, "papers").read_text())["stores"]
     (record,) = section.values()
     assert record["vectors"] == MINILM
-    assert record["embedders"] == [VARIANT_ONNX_INT8]
+    assert record["embedders"] == [VARIANT_ONNX]
     onnx = OnnxMiniLMEmbeddings()
     torch_model = load_embeddings(device="cpu")
     assert isinstance(torch_model, SentenceTransformerEmbeddings)
@@ -146,7 +138,7 @@ def test_int8_documents_keep_the_fp32_vectors_and_answers(
     paragraphs within 0.001 of each other may swap places)."""
     import numpy as np
 
-    monkeypatch.delenv(ONNX_DOCUMENTS_ENV_VAR, raising=False)  # the default
+    monkeypatch.setenv(ONNX_DOCUMENTS_ENV_VAR, "int8")
     embedder = load_document_embedder(MINILM, "cpu", LOG)
     assert embedder.variant == VARIANT_ONNX_INT8
     assert isinstance(embedder.embeddings, OnnxMiniLMEmbeddings)

@@ -1,13 +1,15 @@
 """The build's document embedder: which one writes the vectors, on which device, how wide.
 
-- The packaged MiniLM on the CPU runs through onnxruntime, by default its int8 variant
-  (``onnxruntime-int8``: :mod:`.int8_minilm`, quantised once from the fp32 ONNX export and
-  cached beside it; mean cosine 0.997 to fp32 at about 0.75x its CPU per chunk, the same
-  answers on the development questions and SciFact), its threads set to the cores this
-  process may use. ``KLEA_ONNX_DOCUMENTS=fp32`` writes fp32 vectors instead
-  (``onnxruntime-fp32``: :class:`~klea_utils.stores.onnx_minilm.OnnxMiniLMEmbeddings`
-  over the export itself). Queries keep the fp32 export either way: vectors of every
-  variant answer them alike, so a collection may hold vectors of several.
+- The packaged MiniLM on the CPU runs through onnxruntime (``onnxruntime-fp32``:
+  :class:`~klea_utils.stores.onnx_minilm.OnnxMiniLMEmbeddings` over the ONNX export, made
+  once and cached like the query export), its threads set to the cores this process may
+  use. Its vectors agree with torch's within cosine 0.999, so a collection may hold
+  vectors of both and queries embedded either way find the same chunks.
+- ``KLEA_ONNX_DOCUMENTS=int8`` embeds the packaged MiniLM's documents with its int8
+  variant instead (``onnxruntime-int8``: :mod:`.int8_minilm`, quantised once and cached
+  beside the fp32 export; mean cosine 0.997 to fp32 at about 0.75x its CPU). Not the
+  default: its activations are quantised per batch, so a chunk's vector depends slightly
+  on the chunks embedded with it. Queries keep the fp32 export.
 - Every other model, any CUDA or MPS device, ``KLEA_ONNX_DOCUMENTS=0``, or a machine
   without onnxruntime runs sentence-transformers on torch (``torch``), the last with a
   log line saying so. On the CPU torch's thread count is set here too (never through
@@ -54,11 +56,11 @@ __all__ = [
 
 ONNX_DOCUMENTS_ENV_VAR = "KLEA_ONNX_DOCUMENTS"
 """Which embedder writes the packaged MiniLM's document vectors on the CPU: ``0`` torch,
-``fp32`` the fp32 onnxruntime export, unset (or ``1``, ``int8``) its int8 variant."""
+``int8`` the int8 onnxruntime variant, unset (or ``1``, ``fp32``) the fp32 onnxruntime one."""
 
 VARIANT_ONNX = "onnxruntime-fp32"
 VARIANT_ONNX_INT8 = "onnxruntime-int8"
-_ONNX_CHOICES = {"1": VARIANT_ONNX_INT8, "int8": VARIANT_ONNX_INT8, "fp32": VARIANT_ONNX}
+_ONNX_CHOICES = {"1": VARIANT_ONNX, "fp32": VARIANT_ONNX, "int8": VARIANT_ONNX_INT8}
 VARIANT_TORCH = "torch"
 
 _PACKAGED_KEY = "huggingface:all-MiniLM-L6-v2"
