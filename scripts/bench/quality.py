@@ -31,6 +31,12 @@ before, alone and fused; sci-etl's FTS5 index built with ``multiscript=True`` be
 default ones, plain and stemmed, lexical and hybrid. It first logs, per collection, how
 many documents and queries the two tokenizers cut differently (none: equal indexes). It
 neither tunes nor writes the report.
+
+``--documents onnx-fp32|onnx-int8`` (issue 40: a document embedder is kept only when the
+answers do not move) embeds the documents with that onnxruntime variant of the build
+instead of sentence-transformers, cached under its own name; queries keep
+sentence-transformers, as ``klea-retrieve`` keeps its fp32 query path. It does not write
+the report. The int8 check: ``--klea-only --collections scifact`` once with each.
 """
 
 from __future__ import annotations
@@ -182,11 +188,26 @@ def evaluate(collection: Collection, rank: Ranker) -> tuple[float, float]:
 
 
 class VectorCache:
-    """Vectors of texts, encoded once with sentence-transformers and kept on disk."""
+    """Vectors of texts, encoded once with sentence-transformers and kept on disk.
 
-    def __init__(self) -> None:
+    ``documents`` names another embedder for the collections' documents (queries keep
+    sentence-transformers): ``onnx-fp32`` or ``onnx-int8``, the build's onnxruntime
+    document variants (issue 40), cached under their own name.
+    """
+
+    def __init__(self, documents: str = "torch") -> None:
         self._model: Any = None
+        self.documents = documents
         self.table: dict[str, np.ndarray] = {}
+
+    def _document_vectors(self, texts: list[str]) -> np.ndarray:
+        from klea_utils.stores._ingest.store.int8_minilm import quantize_minilm_int8
+        from klea_utils.stores.onnx_minilm import OnnxMiniLMEmbeddings, export_minilm_onnx
+
+        path = export_minilm_onnx()
+        if self.documents == "onnx-int8":
+            path = quantize_minilm_int8(path)
+        return np.asarray(OnnxMiniLMEmbeddings(path).embed_documents(texts), dtype=np.float32)
 
     def _encoder(self) -> Any:
         if self._model is None:
@@ -199,17 +220,25 @@ class VectorCache:
         """Return the vectors of ``texts`` (unit length), from the cache or encoded now."""
         texts = list(texts)
         key = hashlib.sha256("\x00".join(texts).encode("utf-8")).hexdigest()[:16]
-        path = CACHE / f"quality-{label}-minilm-{key}.npy"
+        other = label.endswith("-docs") and self.documents != "torch"
+        variant = f"-{self.documents}" if other else ""
+        path = CACHE / f"quality-{label}-minilm{variant}-{key}.npy"
         if path.exists():
             vectors = np.load(path)
         else:
-            start = time.perf_counter()
-            vectors = (
-                self._encoder()
-                .encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True)
-                .astype(np.float32)
+            start, cpu = time.perf_counter(), time.process_time()
+            if other:
+                vectors = self._document_vectors(texts)
+            else:
+                vectors = (
+                    self._encoder()
+                    .encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True)
+                    .astype(np.float32)
+                )
+            log(
+                f"{label}{variant}: encoded {len(texts)} texts in "
+                f"{time.perf_counter() - start:.0f} s ({time.process_time() - cpu:.0f} CPU-s)"
             )
-            log(f"{label}: encoded {len(texts)} texts in {time.perf_counter() - start:.0f}s")
             CACHE.mkdir(exist_ok=True)
             np.save(path, vectors)
         self.table.update(zip(texts, vectors, strict=True))
@@ -861,7 +890,7 @@ def kept_sections(path: Path) -> str:
 
 def main(args: argparse.Namespace) -> None:
     logging.basicConfig(level=logging.WARNING)
-    cache = VectorCache()
+    cache = VectorCache(args.documents)
     results, tuning = run(
         args.collections,
         cache,
@@ -873,7 +902,8 @@ def main(args: argparse.Namespace) -> None:
     )
     print(table(results, args.collections))
     print("\n".join(verdicts(results)))
-    if args.write and not (args.queries or args.klea_only or args.systems or args.multiscript):
+    partial = args.queries or args.klea_only or args.systems or args.multiscript
+    if args.write and not partial and args.documents == "torch":
         results, tuning = merged(results, tuning)
         names = [name for name in DATASETS if any(name in r for r in results.values())]
         REPORT.write_text(
@@ -910,6 +940,13 @@ if __name__ == "__main__":
         action="store_true",
         help="issue 37's check: the lexical legs with MultiscriptTokenizer and with unicode61 "
         "(BM25 stemmed, FTS5 plain and stemmed), alone and hybrid; no tuning, no report",
+    )
+    parser.add_argument(
+        "--documents",
+        choices=("torch", "onnx-fp32", "onnx-int8"),
+        default="torch",
+        help="embed the documents with this variant (issue 40; queries keep torch); "
+        "the report is not written unless torch",
     )
     parser.add_argument(
         "--no-write",

@@ -85,9 +85,36 @@ def test_build_then_rebuild_skips_everything(corpus: Path, tmp_path: Path, store
     bm25 = str(tmp_path / "papers.bm25")
     summary = builder.build(str(corpus), store_uri, "papers", bm25_path=bm25)
     _check(store_uri, "papers", summary)
+    converted = _pdf_pages(builder.converted_files)  # none when an earlier backend's run cached all
+    _check_timing(builder, corpus, pages=converted, chunks=summary.chunks_added)
     again = builder.build(str(corpus), store_uri, "papers", bm25_path=bm25)
     assert again.chunks_added == 0
     assert again.files_skipped == summary.files_added
+    _check_timing(builder, corpus, pages=0, chunks=0)
+
+
+def _pdf_pages(files: list[Path]) -> int:
+    import pypdfium2 as pdfium
+
+    return sum(len(pdfium.PdfDocument(str(path))) for path in files if path.suffix == ".pdf")
+
+
+def _check_timing(builder: StoresBuilder, source: Path, *, pages: int, chunks: int) -> None:
+    """The build timed its phases, counted what they worked on, and saved the record."""
+    import json
+
+    timing = builder.last_timing
+    assert timing is not None
+    assert list(timing.phases) == ["conversion", "store", "rest"]
+    assert timing.phases["conversion"].pages == pages
+    assert timing.phases["store"].chunks == chunks
+    for phase in timing.phases.values():
+        assert phase.wall_s > 0
+        assert phase.cpu_s >= 0
+    record = json.loads((source / ".klea-cache" / "papers.timing.json").read_text())
+    assert record["phases"]["conversion"]["pages"] == pages
+    assert record["phases"]["store"]["chunks"] == chunks
+    assert record["total"]["wall_s"] == pytest.approx(timing.total().wall_s, abs=0.01)
 
 
 def _stored_chunks(store_uri: str, collection: str) -> dict[str, str]:

@@ -16,12 +16,14 @@ from ingest_store_support import make_builder, write_source
 from klea_utils.stores._ingest.store.document_embedder import (
     ONNX_DOCUMENTS_ENV_VAR,
     VARIANT_ONNX,
+    VARIANT_ONNX_INT8,
     VARIANT_TORCH,
     embed_device,
     gpu_batch_size,
     load_document_embedder,
     vectors_key,
 )
+from klea_utils.stores._ingest.store.int8_minilm import int8_minilm_path
 from klea_utils.stores._ingest.store.manifest import manifest_path
 from klea_utils.stores.exceptions import EmbeddingModelError
 from klea_utils.stores.onnx_minilm import OnnxMiniLMEmbeddings, available_cores
@@ -78,6 +80,15 @@ def test_torch_when_asked_with_its_threads_set(monkeypatch: pytest.MonkeyPatch) 
     assert torch.get_num_threads() == available_cores()
 
 
+@pytest.mark.parametrize("value", ["int", "8", "onnx", "torch"])
+def test_an_unknown_onnx_documents_value_is_refused_by_name(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv(ONNX_DOCUMENTS_ENV_VAR, value)
+    with pytest.raises(EmbeddingModelError, match=f"{ONNX_DOCUMENTS_ENV_VAR}='{value}'"):
+        load_document_embedder(MINILM, "cpu", LOG)
+
+
 def _reference_paragraphs(limit: int) -> list[str]:
     assert DATA is not None
     text = (DATA.parent / "reference" / "2412.19437_deepseek-v3.md").read_text(encoding="utf-8")
@@ -117,6 +128,37 @@ def test_a_store_written_by_onnxruntime_answers_torch_queries_alike(
         top_torch = [d.id for d in by_torch.similarity_search(question, k=3)]
         assert len(top_onnx) == 3
         assert top_onnx == top_torch, question
+
+
+def test_int8_documents_keep_the_fp32_vectors_and_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The int8 variant: quantised once and reused, cosine >= 0.995 to fp32 on real
+    paragraphs, and fp32 query vectors find the same top 3 over either's vectors (two
+    paragraphs within 0.001 of each other may swap places)."""
+    import numpy as np
+
+    monkeypatch.setenv(ONNX_DOCUMENTS_ENV_VAR, "int8")
+    embedder = load_document_embedder(MINILM, "cpu", LOG)
+    assert embedder.variant == VARIANT_ONNX_INT8
+    assert isinstance(embedder.embeddings, OnnxMiniLMEmbeddings)
+    fp32 = OnnxMiniLMEmbeddings()
+    assert embedder.embeddings.onnx_path == int8_minilm_path(fp32.onnx_path)
+    made = embedder.embeddings.onnx_path.stat().st_mtime_ns
+    again = load_document_embedder(MINILM, "cpu", LOG).embeddings
+    assert isinstance(again, OnnxMiniLMEmbeddings)
+    assert again.onnx_path.stat().st_mtime_ns == made, "quantised once, then reused"
+
+    texts = _reference_paragraphs(60)
+    by_int8 = np.asarray(embedder.embeddings.embed_documents(texts))
+    by_fp32 = np.asarray(fp32.embed_documents(texts))
+    cosines = np.sum(by_int8 * by_fp32, axis=1)
+    assert cosines.mean() >= 0.995
+    assert cosines.min() >= 0.99
+    for question in QUESTIONS:
+        query = np.asarray(fp32.embed_query(question))
+        top = [set(np.argsort(-(vectors @ query))[:3]) for vectors in (by_int8, by_fp32)]
+        assert top[0] == top[1], question
 
 
 def test_vectors_of_another_model_force_a_rebuild(

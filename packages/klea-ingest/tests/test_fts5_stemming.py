@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,6 +65,19 @@ def test_build_with_fts5_stemming_then_switch_it_off(tmp_path: Path, offline: No
 
     built = _cli("build", str(source), *common, "--no-ocr", "--fts5-stemming")
     assert built.exit_code == 0, built.output
+    timing_lines = [line for line in built.output.splitlines() if line.startswith("Timing ")]
+    assert [line.split(":")[0] for line in timing_lines] == [
+        "Timing conversion",
+        "Timing store",
+        "Timing rest",
+        "Timing build",
+    ]
+    assert "1 chunks," in timing_lines[1]
+    assert "per CPU-min" in timing_lines[1]
+    record = json.loads((source / ".klea-cache" / "papers.timing.json").read_text())
+    assert set(record["phases"]) == {"conversion", "store", "rest"}
+    assert record["phases"]["store"]["chunks"] == 1
+    assert record["total"]["cpu_s"] > 0
     stemming, healthy, hits = _inspect(fts, "inhibiting", "inhibition")
     assert stemming is True
     assert healthy

@@ -412,6 +412,9 @@ def build(
             fts5_multiscript=fts5_multiscript,
             references=references,
         )
+        if builder.last_timing is not None and not quiet:
+            for line in builder.last_timing.lines():
+                typer.echo(f"Timing {line}")
         from klea_utils.stores._ingest.citations.build_links import citations_path
 
         links = citations_path(source.resolve(), collection)

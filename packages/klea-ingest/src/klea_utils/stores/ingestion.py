@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from klea_utils.stores._ingest.build_timing import BuildClock, count_pdf_pages, write_timing
 from klea_utils.stores._ingest.chunking.chunking import (
     DEFAULT_OVERLAP_SENTENCES,
     resolve_max_tokens,
@@ -155,6 +156,10 @@ class StoresBuilder:
             embeddings=embeddings,
         )
         warn_if_forced_max_tokens(embedding_model, max_tokens, logger)
+        self.converted_files: list[Path] = []
+        """The files the last :meth:`chunk_all` converted (not those found in the cache)."""
+        self.last_timing: BuildClock | None = None
+        """The phases of the last :meth:`build`, timed (also saved, see :mod:`.build_timing`)."""
 
     def worker_config(self, source_path: Path, mem_limit_bytes: int | None) -> ChunkWorkerConfig:
         """Return the picklable worker configuration for ``source_path``."""
@@ -221,6 +226,7 @@ class StoresBuilder:
         files = self.writer.source_files(source_path)
         cache = ChunkCache(source_path, chunking=self.worker_config(source_path, None).chunking())
         file_headings, live, todo = scan_sources(files, cache, force, self.logger)
+        self.converted_files = [Path(path) for path, _hash in todo]
         self.logger.info(
             "%d source file(s): %d cached, %d to convert",
             len(files),
@@ -362,22 +368,41 @@ class StoresBuilder:
         )
         if metadata_map_path:
             self.metadata_map_path = Path(metadata_map_path).resolve()
+        clock = BuildClock(("conversion", "store", "rest"))
         with collection_lock(source, collection_name):  # across chunking and storing
-            file_headings = self.chunk_all(
-                source,
-                force=force,
-                worker_mem_limit=worker_mem_limit,
-                worker_batch_size=worker_batch_size,
-                references=references,
-                workers=workers,
-            )
-            if not metadata_map_path:
-                write_heading_template(file_headings, source, self.logger)
-            del file_headings
-            results = self._load_and_fold_results(source, metadata_map_path)
-            summary = self.writer.write(results, targets)
-            self._write_citation_links(source, collection_name, metadata_map_path)
+            with clock.phase("conversion") as conversion:
+                file_headings = self.chunk_all(
+                    source,
+                    force=force,
+                    worker_mem_limit=worker_mem_limit,
+                    worker_batch_size=worker_batch_size,
+                    references=references,
+                    workers=workers,
+                )
+                conversion.pages = count_pdf_pages(self.converted_files)
+            with clock.phase("rest"):
+                if not metadata_map_path:
+                    write_heading_template(file_headings, source, self.logger)
+                del file_headings
+            with clock.phase("store") as store:
+                results = self._load_and_fold_results(source, metadata_map_path)
+                summary = self.writer.write(results, targets)
+                store.chunks = summary.chunks_added
+            with clock.phase("rest"):
+                self._write_citation_links(source, collection_name, metadata_map_path)
+            self._save_timing(clock, source, collection_name)
             return summary
+
+    def _save_timing(self, clock: BuildClock, source: Path, collection_name: str) -> None:
+        """Keep the build's phase timing (:attr:`last_timing`), save it beside the manifest;
+        a timing file that cannot be written is reported, never fatal."""
+        self.last_timing = clock
+        for line in clock.lines():
+            self.logger.debug("timing: %s", line)
+        try:
+            write_timing(clock, source, collection_name)
+        except OSError as exc:
+            self.logger.warning("build timing of %r not written: %s", collection_name, exc)
 
     def _write_citation_links(
         self, source: Path, collection_name: str, metadata_map_path: str | None

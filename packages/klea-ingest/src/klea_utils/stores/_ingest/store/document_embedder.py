@@ -5,6 +5,11 @@
   once and cached like the query export), its threads set to the cores this process may
   use. Its vectors agree with torch's within cosine 0.999, so a collection may hold
   vectors of both and queries embedded either way find the same chunks.
+- ``KLEA_ONNX_DOCUMENTS=int8`` embeds the packaged MiniLM's documents with its int8
+  variant instead (``onnxruntime-int8``: :mod:`.int8_minilm`, quantised once and cached
+  beside the fp32 export; mean cosine 0.997 to fp32 at about 0.75x its CPU). Not the
+  default: its activations are quantised per batch, so a chunk's vector depends slightly
+  on the chunks embedded with it. Queries keep the fp32 export.
 - Every other model, any CUDA or MPS device, ``KLEA_ONNX_DOCUMENTS=0``, or a machine
   without onnxruntime runs sentence-transformers on torch (``torch``), the last with a
   log line saying so. On the CPU torch's thread count is set here too (never through
@@ -21,6 +26,7 @@ import logging
 import os
 from dataclasses import dataclass
 
+from klea_utils.stores._ingest.store.int8_minilm import quantize_minilm_int8
 from klea_utils.stores.embedding_models import (
     Device,
     load_embeddings,
@@ -39,6 +45,7 @@ from langchain_core.embeddings import Embeddings
 __all__ = [
     "ONNX_DOCUMENTS_ENV_VAR",
     "VARIANT_ONNX",
+    "VARIANT_ONNX_INT8",
     "VARIANT_TORCH",
     "DocumentEmbedder",
     "embed_device",
@@ -48,9 +55,12 @@ __all__ = [
 ]
 
 ONNX_DOCUMENTS_ENV_VAR = "KLEA_ONNX_DOCUMENTS"
-"""Set to ``0`` to embed a build's documents with torch even for the packaged MiniLM."""
+"""Which embedder writes the packaged MiniLM's document vectors on the CPU: ``0`` torch,
+``int8`` the int8 onnxruntime variant, unset (or ``1``, ``fp32``) the fp32 onnxruntime one."""
 
 VARIANT_ONNX = "onnxruntime-fp32"
+VARIANT_ONNX_INT8 = "onnxruntime-int8"
+_ONNX_CHOICES = {"1": VARIANT_ONNX, "fp32": VARIANT_ONNX, "int8": VARIANT_ONNX_INT8}
 VARIANT_TORCH = "torch"
 
 _PACKAGED_KEY = "huggingface:all-MiniLM-L6-v2"
@@ -99,22 +109,43 @@ def gpu_batch_size(free_bytes: int) -> int:
     return max(low, min(high, 1 << (fits.bit_length() - 1)))
 
 
-def _wants_onnx(spec: str, device: str) -> bool:
+def onnx_document_variant() -> str | None:
+    """The onnxruntime variant ``KLEA_ONNX_DOCUMENTS`` asks for (``None``: torch).
+
+    Raises:
+        EmbeddingModelError: An unknown value, named with the accepted ones.
+    """
+    value = os.environ.get(ONNX_DOCUMENTS_ENV_VAR, "1").strip().lower()
+    if value == "0":
+        return None
+    if value not in _ONNX_CHOICES:
+        raise EmbeddingModelError(
+            f"{ONNX_DOCUMENTS_ENV_VAR}={value!r} is not one of 0, 1, fp32, int8"
+        )
+    return _ONNX_CHOICES[value]
+
+
+def _onnx_variant(spec: str, device: str) -> str | None:
     parsed = parse_embedding_model(spec)
-    return (
-        parsed.provider == "huggingface"
-        and is_packaged_minilm(parsed.model)
-        and device == "cpu"
-        and os.environ.get(ONNX_DOCUMENTS_ENV_VAR, "1") != "0"
-    )
+    if parsed.provider != "huggingface" or not is_packaged_minilm(parsed.model):
+        return None
+    return onnx_document_variant() if device == "cpu" else None
+
+
+def _onnx_embedder(variant: str) -> DocumentEmbedder:
+    path = export_minilm_onnx()
+    if variant == VARIANT_ONNX_INT8:
+        path = quantize_minilm_int8(path)
+    return DocumentEmbedder(OnnxMiniLMEmbeddings(path), variant)
 
 
 def load_document_embedder(spec: str, device: str, logger: logging.Logger) -> DocumentEmbedder:
     """Load the embedder that writes a build's vectors for ``spec`` on ``device``."""
     resolved = embed_device(device)
-    if _wants_onnx(spec, resolved):
+    variant = _onnx_variant(spec, resolved)
+    if variant is not None:
         if onnx_runtime_available():
-            return DocumentEmbedder(OnnxMiniLMEmbeddings(export_minilm_onnx()), VARIANT_ONNX)
+            return _onnx_embedder(variant)
         logger.info(
             "onnxruntime is not installed: documents are embedded with torch, about 3x the "
             "CPU (pip install 'klea-retrieval[huggingface]')"
