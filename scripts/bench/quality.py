@@ -30,7 +30,9 @@ klea's stemmed BM25 with today's tokens and with the Porter-over-unicode61 token
 before, alone and fused; sci-etl's FTS5 index built with ``multiscript=True`` beside the
 default ones, plain and stemmed, lexical and hybrid. It first logs, per collection, how
 many documents and queries the two tokenizers cut differently (none: equal indexes). It
-neither tunes nor writes the report.
+neither tunes nor writes the report. ``--lexical-only`` with it keeps the lexical rows
+(klea's stemmed BM25, sci-etl's FTS5 plain and stemmed, each with both tokenizers) and
+encodes nothing, for a machine without the vector cache.
 
 ``--documents onnx-fp32|onnx-int8`` (issue 40: a document embedder is kept only when the
 answers do not move) embeds the documents with that onnxruntime variant of the build
@@ -313,16 +315,44 @@ def file_names(hits: list[tuple[Document, float]]) -> list[str]:
     return [str(doc.metadata["file_name"]) for doc, _ in hits]
 
 
+def stemmed_bm25_by_tokens(
+    docs: list[Document],
+) -> dict[str, Callable[[str], list[tuple[Document, float]]]]:
+    """klea's stemmed BM25 over ``docs`` with the tokens it has today
+    (``stemmed_preprocessing_func``: Porter over ``MultiscriptTokenizer``) and with those it
+    had before (Porter over the unicode61 twin), by label."""
+    unicode61 = PorterTokenizer()
+
+    def before(text: str) -> list[str]:
+        return unicode61.words(normalize_text(text))
+
+    out: dict[str, Callable[[str], list[tuple[Document, float]]]] = {}
+    for label, tokens in (("multiscript", stemmed_preprocessing_func), ("unicode61", before)):
+        index = build_vectorizer(docs, tokens)
+
+        def keyword(
+            query: str, index: Any = index, tokens: Callable[[str], list[str]] = tokens
+        ) -> list[tuple[Document, float]]:
+            return top_documents(index, docs, tokens(query), DEPTH)
+
+        out[label] = keyword
+    return out
+
+
+def as_documents(collection: Collection) -> list[Document]:
+    return [
+        Document(id=i, page_content=t, metadata={"file_name": i, "title": title})
+        for i, t, title in zip(collection.ids, collection.texts, collection.titles, strict=True)
+    ]
+
+
 class KleaPipeline:
     """Chroma (``VSRetriever``) and rank_bm25 (``BM25RetrieverManager``), fused by ``rrf_merge``."""
 
     def __init__(self, collection: Collection, cache: VectorCache, folder: Path) -> None:
         logger = logging.getLogger("quality.klea")
         self.embeddings = CachedEmbeddings(cache, load_embeddings)
-        docs = [
-            Document(id=i, page_content=t, metadata={"file_name": i, "title": title})
-            for i, t, title in zip(collection.ids, collection.texts, collection.titles, strict=True)
-        ]
+        docs = as_documents(collection)
         uri = f"chroma:{folder / 'chroma'}"
         store = instantiate_vector_store(uri, DOMAIN, self.embeddings, logger, create=True)
         self.store = store
@@ -417,20 +447,9 @@ class KleaPipeline:
         tokens it has today (``stemmed_preprocessing_func``: Porter over
         ``MultiscriptTokenizer``) and with those it had before (Porter over the unicode61
         twin), alone and fused with the vector leg as ``fused`` does."""
-        unicode61 = PorterTokenizer()
-
-        def before(text: str) -> list[str]:
-            return unicode61.words(normalize_text(text))
-
         k_values = {DOMAIN: {DOMAIN: DEPTH}}
         out: dict[str, Ranker] = {}
-        for label, tokens in (("multiscript", stemmed_preprocessing_func), ("unicode61", before)):
-            index = build_vectorizer(self.docs, tokens)
-
-            def keyword(
-                query: str, index: Any = index, tokens: Callable[[str], list[str]] = tokens
-            ) -> list[tuple[Document, float]]:
-                return top_documents(index, self.docs, tokens(query), DEPTH)
+        for label, keyword in stemmed_bm25_by_tokens(self.docs).items():
 
             def hybrid(query: str, keyword: Callable[..., Any] = keyword) -> list[str]:
                 vectors = self.vectors.retrieve(DOMAIN, query, k_values=k_values)
@@ -682,6 +701,36 @@ MULTISCRIPT_BASELINES = (
 """The rows ``--multiscript`` measures beside the multiscript ones: the defaults as shipped."""
 
 
+def first_queries(collection: Collection, limit: int) -> Collection:
+    if not limit:
+        return collection
+    queries = dict(list(collection.queries.items())[:limit])
+    return Collection(**{**collection.__dict__, "queries": queries})
+
+
+def no_vectors(collection: Collection) -> np.ndarray:
+    """One placeholder unit vector per document, for a :class:`SciPipeline` whose semantic
+    side is never asked."""
+    vectors = np.zeros((len(collection.ids), 384), dtype=np.float32)
+    vectors[:, 0] = 1.0
+    return vectors
+
+
+def lexical_multiscript_rows(collection: Collection, sci: SciPipeline) -> dict[str, Ranker]:
+    """``--multiscript --lexical-only``: the lexical rows of the check, nothing encoded:
+    klea's stemmed BM25 and sci-etl's FTS5 lexical search (``sci`` built with
+    ``multiscript=True``), plain and stemmed, each with the multiscript and the unicode61
+    tokens."""
+    out: dict[str, Ranker] = {}
+    for label, keyword in stemmed_bm25_by_tokens(as_documents(collection)).items():
+        out[f"klea BM25, stemmed, {label} tokens"] = lambda q, k=keyword: file_names(k(q))
+    sci_rows = {**sci.rankers(), **sci.multiscript_rankers()}
+    for system, rank in sci_rows.items():
+        if "lexical" in system and "fields" not in system:
+            out[system] = rank
+    return out
+
+
 def run(
     names: Sequence[str],
     cache: VectorCache,
@@ -690,6 +739,7 @@ def run(
     klea_only: bool = False,
     systems: Sequence[str] = (),
     multiscript: bool = False,
+    lexical_only: bool = False,
 ) -> tuple[Results, Tuning]:
     results: Results = {}
     tuning: Tuning = []
@@ -697,6 +747,16 @@ def run(
         collection = load(name)
         if multiscript:
             log(f"{name}: {token_differences(collection)}")
+        if lexical_only:
+            collection = first_queries(collection, limit)
+            with tempfile.TemporaryDirectory() as tmp:
+                sci = SciPipeline(collection, cache, no_vectors(collection), Path(tmp), None, True)
+                try:
+                    for system, rank in lexical_multiscript_rows(collection, sci).items():
+                        results.setdefault(system, {})[name] = timed(collection, system, rank)
+                finally:
+                    sci.close()
+            continue
         vectors = encode(cache, collection)  # all queries, so the cache key stays the same
         if limit:
             queries = dict(list(collection.queries.items())[:limit])
@@ -899,6 +959,7 @@ def main(args: argparse.Namespace) -> None:
         args.klea_only,
         args.systems,
         args.multiscript,
+        args.lexical_only,
     )
     print(table(results, args.collections))
     print("\n".join(verdicts(results)))
@@ -949,9 +1010,18 @@ if __name__ == "__main__":
         "the report is not written unless torch",
     )
     parser.add_argument(
+        "--lexical-only",
+        action="store_true",
+        help="with --multiscript: only the lexical rows, nothing encoded (no vector cache "
+        "needed); the report is not written",
+    )
+    parser.add_argument(
         "--no-write",
         dest="write",
         action="store_false",
         help=f"do not write {REPORT.name} (never written with --queries)",
     )
-    main(parser.parse_args())
+    arguments = parser.parse_args()
+    if arguments.lexical_only and not arguments.multiscript:
+        parser.error("--lexical-only goes with --multiscript")
+    main(arguments)

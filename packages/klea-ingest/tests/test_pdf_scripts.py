@@ -7,7 +7,9 @@ the words that were lost or damaged before (issue 24).
 
 from __future__ import annotations
 
+import logging
 import os
+import unicodedata
 from functools import cache
 from pathlib import Path
 
@@ -15,11 +17,18 @@ import pypdfium2 as pdfium
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from klea_utils.stores._ingest.chunking.chunking import MINILM_MAX_TOKENS, Chunker
 from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
 from klea_utils.stores._ingest.pdf.pdf_bidi import split_mixed_words, visual_to_logical
 from klea_utils.stores._ingest.pdf.pdf_lines import page_lines
 from klea_utils.stores._ingest.pdf.text_quality import assess
-from klea_utils.stores._ingest.pdf.text_scripts import dominant_scripts, script_of, word_count
+from klea_utils.stores._ingest.pdf.text_scripts import (
+    dominant_scripts,
+    is_fullwidth,
+    script_of,
+    word_count,
+)
+from klea_utils.stores.packaged_minilm import packaged_minilm_path
 from realpapers import WILD, needs_wild
 
 pytestmark = pytest.mark.timeout(600)
@@ -125,6 +134,7 @@ def test_script_helpers() -> None:
     ]  # fmt: skip
     assert word_count("これは追加の長い段落です。このセクションでは") > 10
     assert dominant_scripts("Привет мир, hello") == ["CYRILLIC", "LATIN"]
+    assert [is_fullwidth(c) for c in "１Ａ回の，한1a"] == [True] * 5 + [False] * 3
 
 
 def test_a_chinese_line_keeps_no_blank_between_its_characters(tmp_path: Path) -> None:
@@ -184,3 +194,28 @@ def test_japanese_paragraphs_are_body_text_not_headings() -> None:
     headings = [i.text for i, _ in doc.iterate_items() if i.label.value == "section_header"]
     assert not any("地理" in h for h in headings)
     assert "これは追加の長い段落です。このセクションでは" in _wild("pdfjs__issue19971.pdf")
+
+
+@needs_wild
+def test_a_fullwidth_digit_touching_kana_and_kanji_gets_no_blank() -> None:
+    # pdfminer nlp2004slides, page 4 prints に１回しか現れない: the digit's ink sits in the
+    # middle of its em cell, half an em off its neighbours, and read as a word space
+    assert WILD is not None
+    path = WILD / "pdfminer__nlp2004slides.pdf"
+    document, _ = convert_pdf_offline(path, do_ocr=False)
+    chunker = Chunker(
+        max_tokens=MINILM_MAX_TOKENS,
+        merge_peers=True,
+        tokenizer_model=str(packaged_minilm_path()),
+        logger=logging.getLogger("test"),
+    )
+    chunks = chunker.chunk(document, file_name=path.name, file_hash="h")
+    page4 = " ".join(
+        c.page_content for c in chunks if c.metadata["page_start"] <= 4 <= c.metadata["page_end"]
+    )
+    folded = unicodedata.normalize("NFKC", page4)
+    assert "1回しか現れない" in folded
+    texts = "\n".join(item.text for item, _ in document.iterate_items() if hasattr(item, "text"))
+    assert "記事１年分" in texts  # page 15: the same rule in another line
+    # a blank the page does print stays: "に" follows a typed space after "記事)"
+    assert "万記事) に" in page4

@@ -62,7 +62,7 @@ DEFAULT_MAX_TOKENS = 450
 DEFAULT_OVERLAP_SENTENCES = 0
 """Sentences repeated from the end of a cut text at the start of its next piece."""
 
-CHUNKING_VERSION = 7
+CHUNKING_VERSION = 8
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
 table cut into pieces repeats its caption and header row in each; 4: PDF chunks carry
 ``regions``, their boxes on the page, and ``page_label``; every chunk carries its
@@ -74,7 +74,10 @@ page as its region instead of none; a lone folio on a bare page-number line is a
 ``page_label``; 6: a running head that titles a run of pages, not the whole document,
 joins the heading chain of the chunks starting on those pages; 7: glyphs wholly outside the
 page box are no text of the page, a table keeps the boxes of the caption printed above it,
-and each table row's box names that row's text)."""
+and each table row's box names that row's text; 8: no blank is put between a fullwidth
+digit or letter and the Han or Kana glyph it touches, ``１回`` no longer ``１ 回``; a title
+block goes on over a line set a little smaller, and cached files read their metadata
+again)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""

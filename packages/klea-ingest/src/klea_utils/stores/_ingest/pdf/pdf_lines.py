@@ -32,7 +32,7 @@ from klea_utils.stores._ingest.pdf.pdf_chars import (
 from klea_utils.stores._ingest.pdf.pdf_frames import Frame, dominant_quarter
 from klea_utils.stores._ingest.pdf.pdf_images import MIN_SCAN_COVER, image_cover
 from klea_utils.stores._ingest.pdf.text_quality import MIN_PAGE_CHARS
-from klea_utils.stores._ingest.pdf.text_scripts import UNSPACED_GAP_EM, word_gap_em
+from klea_utils.stores._ingest.pdf.text_scripts import UNSPACED_GAP_EM, is_fullwidth, word_gap_em
 
 __all__ = ["CELL_GAP_EM", "TIGHT_CELL_GAP_EM", "Line", "PageLines", "page_lines"]
 
@@ -331,9 +331,16 @@ def _assemble(chars: list[PdfChar], size: float) -> tuple[str, list[float], list
                 tight.append("".join(tight_cell).strip())
                 tight_cell = []
             word_gap = word_gap_em(prev.text[-1], char.text[0])
+            blank = gap
+            if word_gap != UNSPACED_GAP_EM and (
+                is_fullwidth(prev.text[-1]) or is_fullwidth(char.text[0])
+            ):
+                blank = _cell_gap(prev, char)
+                if space_pending and not typed_space and blank <= word_gap * em:
+                    space_pending = False  # pdfium's blank between cells that touch
             if space_pending and not typed_space and word_gap == UNSPACED_GAP_EM:
                 space_pending = False  # pdfium's blank inside a run of Chinese or Thai
-            if space_pending or gap > word_gap * em:
+            if space_pending or blank > word_gap * em:
                 if gap > 0.1 * em:
                     gaps.append(gap)
                 parts.append(" ")
@@ -347,3 +354,30 @@ def _assemble(chars: list[PdfChar], size: float) -> tuple[str, list[float], list
     cells.append("".join(cell).strip())
     tight.append("".join(tight_cell).strip())
     return "".join(parts), gaps, [c for c in cells if c], [c for c in tight if c]
+
+
+def _cell_gap(prev: PdfChar, char: PdfChar) -> float:
+    """The blank between two glyphs, a fullwidth one (:func:`~klea_utils.stores._ingest.pdf.
+    text_scripts.is_fullwidth`) measured from the edge of its em cell rather than of its ink.
+
+    A fullwidth digit or letter is drawn narrow in the middle of a cell one em wide, so
+    its ink stands half an em off the Han or Kana glyph it touches (``に１回``); the
+    cells of glyphs printed without a blank meet, whatever their ink. A glyph whose size
+    is unknown or not above its ink's width keeps its ink box."""
+    return _cell_left(char) - _cell_right(prev)
+
+
+def _cell_half(char: PdfChar, edge: str) -> float | None:
+    if not char.text or not is_fullwidth(edge) or char.size <= char.right - char.left:
+        return None
+    return char.size / 2
+
+
+def _cell_right(char: PdfChar) -> float:
+    half = _cell_half(char, char.text[-1])
+    return char.right if half is None else (char.left + char.right) / 2 + half
+
+
+def _cell_left(char: PdfChar) -> float:
+    half = _cell_half(char, char.text[0])
+    return char.left if half is None else (char.left + char.right) / 2 - half

@@ -26,6 +26,7 @@ __all__ = [
     "UNSPACED_GAP_EM",
     "WORD_GAP_EM",
     "dominant_scripts",
+    "is_fullwidth",
     "is_rtl",
     "is_unspaced",
     "join_words",
@@ -82,6 +83,14 @@ def script_of(char: str) -> str:
 def is_unspaced(char: str) -> bool:
     """Whether ``char`` belongs to a script written without blanks between words."""
     return script_of(char) in _UNSPACED
+
+
+def is_fullwidth(char: str) -> bool:
+    """Whether ``char`` is set in a square cell one em wide (East Asian width F or W:
+    Han, Kana, CJK punctuation, fullwidth digits and letters), its ink narrower than the
+    cell. Hangul is left out: Korean puts blanks between words, and its words are told
+    apart by the glyphs' own gaps."""
+    return unicodedata.east_asian_width(char) in ("F", "W") and script_of(char) != "HANGUL"
 
 
 def is_rtl(char: str) -> bool:
