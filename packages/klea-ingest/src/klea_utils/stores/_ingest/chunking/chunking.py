@@ -62,7 +62,7 @@ DEFAULT_MAX_TOKENS = 450
 DEFAULT_OVERLAP_SENTENCES = 0
 """Sentences repeated from the end of a cut text at the start of its next piece."""
 
-CHUNKING_VERSION = 5
+CHUNKING_VERSION = 6
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
 table cut into pieces repeats its caption and header row in each; 4: PDF chunks carry
 ``regions``, their boxes on the page, and ``page_label``; every chunk carries its
@@ -71,7 +71,9 @@ arXiv's margin stamp; 5: a table caption numbered within an annex or chapter, "T
 "Table 4-1:", leads every piece, and a first row whose every cell holds a digit is data,
 not a header to repeat; a chunk of a page read without geometry (by pypdf) has the whole
 page as its region instead of none; a lone folio on a bare page-number line is a
-``page_label``)."""
+``page_label``; 6: a title block goes on over a line set a little smaller or one broken
+mid-phrase and takes a lone article above it, so the title that opens every chunk's heading
+path changes; the file's metadata is read again, now with the byline under the title)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""
