@@ -218,8 +218,9 @@ def main() -> None:
         print(_line(name, "now", tally(truth, read, name)))
         if any(t["set"] == name and t.get("held_out") for t in truth):
             for label, held in (("tuned", False), ("held", True)):
-                if before is not None:
-                    print(_line(name, f"{label}-b", tally(truth, before, name, held)))
+                earlier = tally(truth, before, name, held) if before is not None else None
+                if earlier is not None and earlier["files"]:
+                    print(_line(name, f"{label}-b", earlier))
                 print(_line(name, label, tally(truth, read, name, held)))
     print("\nfiles with a field not right (found | truth):")
     for want in truth:

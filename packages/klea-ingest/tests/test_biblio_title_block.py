@@ -116,6 +116,8 @@ def test_the_byline_under_the_title_in_the_text_layer(page: str, title: str, fir
         "Departamento de Seguridad Nacional",
         "Commune de S\u00e9ranon",
         "INSIDE THIS ISSUE",
+        "Technical Report",
+        "User Guide",
         "Abstract\nJohn Smith",  # a name after the text opens is no byline
     ],
 )

@@ -48,10 +48,13 @@ municipality municipio county province provincia republic republica republique p
 _ORGANISATION_WORDS = frozenset(_ORGANISATION_TEXT.split())
 """Words of an office, a vendor, an account or a public body, never of a person's name
 (folded: ``Département`` is ``departement``)."""
-_PHRASE_WORDS = frozenset(
-    ["the", "this", "that", "these", "those", "our", "your", "of", "for", "with", "inside", "issue"]
-)
-"""Words of a phrase, never of a name (``INSIDE THIS ISSUE``)."""
+_PHRASE_TEXT = """the this that these those our your of for with inside issue report guide
+guidelines manual handbook summary overview version draft edition chapter proceedings thesis
+dissertation presentation workshop conference assessment statement specification appendix
+annex tutorial newsletter bulletin brochure"""
+_PHRASE_WORDS = frozenset(_PHRASE_TEXT.split())
+"""Words of a phrase or of a kind of document, never of a name (``INSIDE THIS ISSUE``,
+``Technical Report``, ``User Guide`` under a title)."""
 
 
 def fold_words(text: str) -> list[str]:
