@@ -118,6 +118,8 @@ def test_the_byline_under_the_title_in_the_text_layer(page: str, title: str, fir
         "INSIDE THIS ISSUE",
         "Technical Report",
         "User Guide",
+        "LEGAL HISTORY AND TRADITIONS",
+        "Local Governance, Civil Society",
         "Abstract\nJohn Smith",  # a name after the text opens is no byline
     ],
 )

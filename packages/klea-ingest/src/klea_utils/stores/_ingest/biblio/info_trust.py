@@ -44,7 +44,8 @@ _ORGANISATION_TEXT = """technologies technology systems services service office 
 administration government company corporation incorporated inc ltd llc gmbh team support user owner
 administrator admin staff division bureau board council committee ministry region
 department departamento departement dipartimento ministerio ministere ministero commune comune
-municipality municipio county province provincia republic republica republique program programme"""
+municipality municipio county province provincia republic republica republique program programme
+society governance science sciences engineering physics mathematics chemistry biology medicine"""
 _ORGANISATION_WORDS = frozenset(_ORGANISATION_TEXT.split())
 """Words of an office, a vendor, an account or a public body, never of a person's name
 (folded: ``Département`` is ``departement``)."""

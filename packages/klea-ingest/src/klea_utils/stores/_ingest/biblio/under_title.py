@@ -7,8 +7,10 @@ text layer keeps the lines apart. :func:`authors_under_title` finds the title's 
 and reads the first of the few lines below it that is a byline:
 
 - a label line (``Author : Johan van der Knijff``, ``Authors: ...``, ``By ...``);
-- a line whose items are mostly names once affiliation marks are dropped
-  (``Ivan Rodriguez Montoya∗ † and Tonatiuh Matos Chassin∗ ‡``, ``Rob Pike``).
+- a line whose items are all names once affiliation marks are dropped
+  (``Ivan Rodriguez Montoya∗ † and Tonatiuh Matos Chassin∗ ‡``, ``Rob Pike``); a line in
+  capitals only with initials (``R. K. ANDJUS``), since a heading in capitals reads as
+  names (``LEGAL HISTORY AND TRADITIONS``).
 
 A line that opens the text (an abstract, a section heading, a sentence) ends the search: a
 name further down is no byline. Nothing is returned rather than a guess.
@@ -66,6 +68,8 @@ def _names(line: str) -> list[str]:
         return find_authors(line)
     if re.search(r"[,;&]\s*$|\band\s*$", line):
         return []  # a phrase going on to the next line ("Sampling Program, Upper")
+    if line.isupper() and not re.search(r"\b[A-Z]\.", line):
+        return []  # capitals without initials: a heading ("LEGAL HISTORY AND TRADITIONS")
     names = author_names(line)
     items = [i for i in split_list(_MARKS_RE.sub(",", line)) if i]
     if not names or len(names) < len(items):
