@@ -6,13 +6,15 @@ Usage::
         [--only NAME ...] [--documents DIR] [--json OUT] [--before OUT_OF_AN_EARLIER_RUN]
 
 Each file of the truth file (``scripts/bench/truth/metadata.jsonl``: one JSON object a line,
-``set``, ``file``, ``title``, ``first_author``, ``year``, a ``null`` where the document prints
-none) is converted the way ``klea-stores-create build`` converts it (the model-free PDF path,
-OCR on) and given to :func:`klea_utils.stores.biblio.extract_metadata`, the build's own
-metadata step, with DOI look-ups off (the bench is offline). Per set it prints, for each
-field, how many files are right, how many are filled with something that is not the truth
-("noise": worse than empty, it is what a user sees and a citation is linked by) and how
-many are empty, and lists every file with a field that is not right.
+``set``, ``file``, ``title``, ``first_author``, ``year``, a ``null`` where the document
+prints none; ``held_out``: true for the files added after the code was tuned, whose figures
+are also printed apart, as ``held``, beside the others, ``tuned``) is converted the way
+``klea-stores-create build`` converts it (the model-free PDF path, OCR on) and given to
+:func:`klea_utils.stores.biblio.extract_metadata`, the build's own metadata step, with DOI
+look-ups off (the bench is offline). Per set it prints, for each field, how many files are
+right, how many are filled with something that is not the truth ("noise": worse than empty,
+it is what a user sees and a citation is linked by) and how many are empty, and lists every
+file with a field that is not right.
 
 ``--documents DIR`` keeps each converted document (Docling JSON, keyed by the file's hash)
 so that a second run, after a change to the metadata step only, does not convert again.
@@ -146,10 +148,21 @@ def load_truth(path: Path) -> list[dict[str, Any]]:
 
 
 def tally(
-    truth: list[dict[str, Any]], read: dict[str, dict[str, Any]], name: str
+    truth: list[dict[str, Any]],
+    read: dict[str, dict[str, Any]],
+    name: str,
+    held_out: bool | None = None,
 ) -> dict[str, Any]:
+    """Right/noise/empty per field over the set's files (``held_out``: only those added
+    after the fixes, or only the others; ``None``: all)."""
     counts: dict[str, dict[str, int]] = {f: {"right": 0, "noise": 0, "empty": 0} for f in FIELDS}
-    rows = [t for t in truth if t["set"] == name and t["file"] in read]
+    rows = [
+        t
+        for t in truth
+        if t["set"] == name
+        and t["file"] in read
+        and (held_out is None or bool(t.get("held_out")) == held_out)
+    ]
     for want in rows:
         got = read[want["file"]]
         for field in FIELDS:
@@ -203,6 +216,12 @@ def main() -> None:
         if before is not None:
             print(_line(name, "before", tally(truth, before, name)))
         print(_line(name, "now", tally(truth, read, name)))
+        if any(t["set"] == name and t.get("held_out") for t in truth):
+            for label, held in (("tuned", False), ("held", True)):
+                earlier = tally(truth, before, name, held) if before is not None else None
+                if earlier is not None and earlier["files"]:
+                    print(_line(name, f"{label}-b", earlier))
+                print(_line(name, label, tally(truth, read, name, held)))
     print("\nfiles with a field not right (found | truth):")
     for want in truth:
         got = read[want["file"]]

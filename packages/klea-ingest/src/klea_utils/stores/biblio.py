@@ -49,6 +49,7 @@ from klea_utils.stores._ingest.biblio.info_trust import (
 )
 from klea_utils.stores._ingest.biblio.name_parsing import split_people
 from klea_utils.stores._ingest.biblio.page_years import page_year
+from klea_utils.stores._ingest.biblio.under_title import authors_under_title
 
 __all__ = ["BIBLIO_FIELDS", "COMPLETE_FIELDS", "MAX_URLS", "extract_metadata"]
 
@@ -393,6 +394,9 @@ def extract_metadata(
     top_title, top_authors = rx.find_title_and_authors(page_one)
     fields.offer("title", None if is_noise_title(top_title or "") else top_title, "page_one")
     fields.offer("authors", top_authors, "page_one")
+    title = fields.values.get("title")
+    if isinstance(title, str) and suffix == ".pdf":
+        fields.offer("authors", authors_under_title(printed, title), "page_lines")
     fields.offer("doi", rx.find_doi(head), "text")
     fields.offer("keywords", rx.find_keywords(head), "text")
     fields.offer("authors", rx.find_authors(head), "text")

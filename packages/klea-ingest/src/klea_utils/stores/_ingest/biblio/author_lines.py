@@ -105,7 +105,7 @@ def _name_items(line: str) -> list[str]:
 
 def names_in_line(line: str) -> list[str]:
     """Items of an author line with affiliation markers (digits, daggers, stars) removed."""
-    line = clean_name_text(line)
+    line = re.sub(r"\(\s*\)", "", clean_name_text(line))  # an envelope icon: "Shen1 ( ),"
     line = re.sub(rf"(?<=[^\W\d_])[\d{_MARKERS},]*[{_MARKERS}][\d{_MARKERS},]*", ";", line)
     # OCR reads a dagger after a name as "!" or "?" ("Richard Cleve! CWI"): no name ends so
     line = re.sub(r"(?<=[a-z])[!?](?=\s|$)", ";", line)

@@ -76,6 +76,8 @@ def find_title_and_authors(text: str) -> tuple[str | None, list[str]]:
         if byline is not None or never_title(line) or DOI_RE.search(line):
             continue
         title = line.lstrip("#").strip()
+        if index + 1 < len(lines) and _continues_title(title, lines[index + 1]):
+            title, index = f"{title} {lines[index + 1]}", index + 1
         authors: list[str] = []
         for follow in lines[index + 1 : index + 3]:
             below = parse_byline(follow)
@@ -88,6 +90,38 @@ def find_title_and_authors(text: str) -> tuple[str | None, list[str]]:
                 break
         return title, authors
     return None, []
+
+
+_LINK_WORDS = _DANGLING | frozenset(["upon", "about", "over", "under", "between", "through"])
+_TITLE_WORD_RE = re.compile(r"[^\W\d_]{4,}")
+
+
+def _title_case(line: str) -> bool:
+    words = [w for w in line.split() if _TITLE_WORD_RE.match(w)]
+    return len(words) >= 2 and all(w[:1].isupper() for w in words)
+
+
+def _continues_title(title: str, line: str) -> bool:
+    """Whether ``line`` is the second line of a title in title case broken over two items
+    (``Exact Solitary-wave Solutions for the General`` / ``Fifth-order Shallow Water-wave
+    Models``): both in title case, the first ending no sentence, the second no byline,
+    label, heading, affiliation or list of names; in capitals, where names cannot be told
+    apart, only when a linking word joins the two (``... BASED`` / ``UPON EXISTING SOURCES``)."""
+    if len(title.split()) < 4 or re.search(r"[.!?:;,]$", title) or len(line.split()) < 3:
+        return False
+    if never_title(line) or DOI_RE.search(line) or parse_byline(line) is not None:
+        return False
+    if re.search(r"[.!?;:]|\b(?:1[89]|20)\d{2}\b", line):
+        return False  # a sentence, a venue or a date ("The Smith Lab. Annual Report, 2020.")
+    if len(line.split()) > 12 or any(is_affiliation_word(w) for w in line.split()):
+        return False
+    names = name_list(line)
+    if names and line.isupper():
+        joined = {title.split()[-1].casefold(), line.split()[0].casefold()}
+        return title.isupper() and bool(joined & _LINK_WORDS)  # "BASED" / "UPON EXISTING ..."
+    if names and not any(re.search(r"\b[A-Z][a-z]+-[a-z]", n) for n in names):
+        return False  # "Woo-Pyo Hong and Young-Dae Jung"; "Fifth-order ..." is no name
+    return _title_case(title) and _title_case(line)
 
 
 @dataclass(frozen=True)

@@ -42,9 +42,20 @@ _PLACEHOLDERS = frozenset(
 _ID_RE = re.compile(r"^[\w\-.]+$")
 _ORGANISATION_TEXT = """technologies technology systems services service office agency
 administration government company corporation incorporated inc ltd llc gmbh team support user owner
-administrator admin staff division bureau board council committee ministry region"""
+administrator admin staff division bureau board council committee ministry region
+department departamento departement dipartimento ministerio ministere ministero commune comune
+municipality municipio county province provincia republic republica republique program programme
+society governance science sciences engineering physics mathematics chemistry biology medicine"""
 _ORGANISATION_WORDS = frozenset(_ORGANISATION_TEXT.split())
-"""Words of an office, a vendor or an account, never of a person's name."""
+"""Words of an office, a vendor, an account or a public body, never of a person's name
+(folded: ``Département`` is ``departement``)."""
+_PHRASE_TEXT = """the this that these those our your of for with inside issue report guide
+guidelines manual handbook summary overview version draft edition chapter proceedings thesis
+dissertation presentation workshop conference assessment statement specification appendix
+annex tutorial newsletter bulletin brochure"""
+_PHRASE_WORDS = frozenset(_PHRASE_TEXT.split())
+"""Words of a phrase or of a kind of document, never of a name (``INSIDE THIS ISSUE``,
+``Technical Report``, ``User Guide`` under a title)."""
 
 
 def fold_words(text: str) -> list[str]:
@@ -110,11 +121,12 @@ def info_people(names: list[str], page_text: str) -> list[str]:
 
 
 def is_noise_author(name: str) -> bool:
-    """Whether a name read from the page is no author: an office, a vendor's support desk,
-    a code (``PCR-CA-``), or a table's column heads in capitals (``START END``)."""
+    """Whether a name read from the page is no author: an office, a public body, a vendor's
+    support desk, a code (``PCR-CA-``), a phrase (``INSIDE THIS ISSUE``), or a table's
+    column heads in capitals (``START END``)."""
     words = name.split()
     return (
-        any(w in _ORGANISATION_WORDS for w in fold_words(name))
+        any(w in _ORGANISATION_WORDS or w in _PHRASE_WORDS for w in fold_words(name))
         or any(c.isdigit() for c in name)
         or name.rstrip().endswith("-")
         or bool(re.search(r"\b[A-Z][a-z]+-[a-z]", name))  # "Fifth-order", not "Jean-Pierre"

@@ -8,7 +8,9 @@ Page one states its year in a few places a reader trusts, in this order:
    ``July 2006``, ``20 décembre 2022``, ``Date : 20-10-2009``, ``KDD '22, August 14-18, 2022``);
 3. ``accepted``, ``received``, ``submitted``.
 
-A year in body prose (``introduced by IBM in 1935``, ``(Riloff, 1996)``) is never taken.
+A year in body prose (``introduced by IBM in 1935``, ``(Riloff, 1996)``, a footnote's
+``examples are Sutton (1991)``) is never taken, nor the date of a rule a regulation's
+source note cites (``[36 FR 7778, Apr. 24, 1971``) or of a printer's stamp (``VerDate``).
 The arXiv id (new style ``2101.01234``, old style ``hep-th/9901001``; from the page's stamp
 or the file name) dates the first version: a page year from it to two years later (the
 journal version) is kept, any other (the date LaTeX printed when the file was built again)
@@ -94,8 +96,29 @@ def _plausible(year: int) -> bool:
     return 1800 <= year <= datetime.date.today().year + 1
 
 
+_PROSE_WORD_RE = re.compile(r"(?<![\w.])[a-z]{2,}(?![\w.])")
+_PROSE_WORDS = 4
+"""A line with this many lower-case words is prose: ``examples are Sutton (1991) and``."""
+_RULE_CITATION_RE = re.compile(r"\b\d+\s+FR\s+\d+,\s*$")
+"""A regulation's source note (``[36 FR 7778, Apr. 24, 1971``): the date of a rule it cites."""
+
+
+_PRINT_STAMP_RE = re.compile(r"\bVerDate\b|\bJkt\s+\d+\b")
+"""A printer's stamp at the foot of a government page (``VerDate ... Apr 28, 2000 Jkt``):
+the day the page was typeset, not the year of what it prints."""
+
+
+def _prose_line(text: str, at: int) -> bool:
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    line = text[start : end if end >= 0 else len(text)]
+    return len(_PROSE_WORD_RE.findall(line)) >= _PROSE_WORDS
+
+
 def _journal_year(text: str) -> int | None:
     for match in _JOURNAL_RE.finditer(text):
+        if _prose_line(text, match.start()):
+            continue
         digits = match.group(1).translate(str.maketrans("IlOo", "1100"))
         if digits.isdigit() and _plausible(int(digits)):
             return int(digits)
@@ -104,6 +127,8 @@ def _journal_year(text: str) -> int | None:
 
 def _first(pattern: re.Pattern[str], text: str) -> int | None:
     for match in pattern.finditer(text):
+        if _RULE_CITATION_RE.search(text[max(0, match.start() - 20) : match.start()]):
+            continue
         year = int(next(g for g in match.groups() if g))
         if _plausible(year):
             return year
@@ -113,7 +138,7 @@ def _first(pattern: re.Pattern[str], text: str) -> int | None:
 def _near_edges(text: str) -> str:
     """The top and foot lines of a page, short ones only (a date line, a running line)."""
     lines = [" ".join(line.split()) for line in text.splitlines()]
-    lines = [line for line in lines if line]
+    lines = [line for line in lines if line and not _PRINT_STAMP_RE.search(line)]
     edges = lines[:_TOP_LINES] + lines[_TOP_LINES:][-_FOOT_LINES:]
     return "\n".join(line for line in edges if len(line) <= _MAX_LINE)
 

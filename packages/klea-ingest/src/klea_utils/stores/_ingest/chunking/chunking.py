@@ -76,8 +76,9 @@ joins the heading chain of the chunks starting on those pages; 7: glyphs wholly 
 page box are no text of the page, a table keeps the boxes of the caption printed above it,
 and each table row's box names that row's text; 8: no blank is put between a fullwidth
 digit or letter and the Han or Kana glyph it touches, ``１回`` no longer ``１ 回``; a title
-block goes on over a line set a little smaller, and cached files read their metadata
-again)."""
+block goes on over a line set a little smaller or one broken mid-phrase and takes a lone
+article above it, so the title opening every chunk's heading path can change, and cached
+files read their metadata again, now with the byline under the title)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""

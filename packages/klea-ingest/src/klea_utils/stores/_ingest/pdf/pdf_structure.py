@@ -156,6 +156,15 @@ def _join_cells(head: list[str], tail: list[str], glue: str) -> list[str]:
     return [*head[:-1], f"{head[-1]}{glue}{tail[0]}", *tail[1:]]
 
 
+_ARTICLES = frozenset(
+    ["the", "a", "an", "le", "la", "les", "el", "los", "der", "die", "das", "il", "lo"]
+)
+"""A lone article printed small above a masthead title belongs to it (``The`` / GLIDER EXPRESS)."""
+_RUN_ON_RATIO = 0.75
+"""A title line this many times the largest size or more goes on the title block (OCR and
+designers set a title's second line a little smaller: ``32 Track MIDI Sequence Recorder``)."""
+
+
 def _title_lines(page: PageLines, body: float) -> list[Line]:
     candidates = [
         ln
@@ -173,7 +182,7 @@ def _title_lines(page: PageLines, body: float) -> list[Line]:
     first = page.lines.index(chosen[0])
     block = [chosen[0]]
     for ln in page.lines[first + 1 :]:
-        if abs(ln.size - biggest) < 0.5 and ln.top - block[-1].bottom < 1.2 * biggest:
+        if _runs_on(block[-1], ln, biggest, body):
             block.append(ln)
         elif (
             ln.top >= block[-1].top - 1
@@ -183,7 +192,32 @@ def _title_lines(page: PageLines, body: float) -> list[Line]:
             continue  # a footnote marker on the title line
         else:
             break
+    before = page.lines[first - 1] if first > 0 else None
+    if (
+        before is not None
+        and before.text.strip().casefold() in _ARTICLES
+        and 0 <= block[0].top - before.bottom < 2.0 * before.size
+    ):
+        block.insert(0, before)
     return block
+
+
+def _runs_on(last: Line, line: Line, biggest: float, body: float) -> bool:
+    """Whether ``line`` goes on the title block that ends with ``last``: right below it and
+    of the title's size, a little smaller (a second line set smaller), or starting in lower
+    case after a line that ends no sentence (a title broken mid-phrase)."""
+    gap = line.top - last.bottom
+    if abs(line.size - biggest) < 0.5:
+        return gap < 1.2 * biggest
+    if not -2.0 <= gap < 1.2 * biggest or not looks_like_words(line.text):
+        return False
+    if line.size >= max(_RUN_ON_RATIO * biggest, TITLE_MIN_RATIO * body):
+        return not _SENTENCE_END.search(last.text.rstrip())
+    return (
+        line.size >= 0.7 * biggest
+        and line.text[:1].islower()
+        and not _SENTENCE_END.search(last.text.rstrip())
+    )
 
 
 def _is_table_row(line: Line) -> bool:

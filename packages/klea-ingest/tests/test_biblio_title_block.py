@@ -1,0 +1,173 @@
+"""The title block and the byline under it, as real-world files print them (issue 38).
+
+The examples are the lines of realpapers-wild files the metadata bench
+(``scripts/bench/metadata_truth.py``) found wrong: a title's second line set smaller
+(``ocrmypdf__linn``), a title broken mid-phrase (``pdfjs__issue12963``), a masthead's
+small ``The`` (``govdocs1__507676``), a title in title case over two items
+(``grobid__ZFN``), bylines the converted text runs into the next lines (a slide's
+``Rob Pike``, ``Author : Johan van der Knijff``, names behind footnote marks).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from klea_utils.stores._ingest.biblio.author_lines import names_in_line
+from klea_utils.stores._ingest.biblio.bylines import find_title_and_authors
+from klea_utils.stores._ingest.biblio.info_trust import fold_words, is_noise_author
+from klea_utils.stores._ingest.biblio.page_years import page_year
+from klea_utils.stores._ingest.biblio.under_title import authors_under_title
+from klea_utils.stores._ingest.pdf.pdf_lines import Line, PageLines
+from klea_utils.stores._ingest.pdf.pdf_structure import build_document
+from klea_utils.stores.biblio import extract_metadata
+from realpapers import WILD, needs_wild
+
+
+@pytest.fixture(autouse=True)
+def _no_doi_lookups(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KLEA_DOI_LOOKUP", "0")
+
+
+def _title(rows: list[tuple[str, float, float]]) -> str | None:
+    """The title the offline path builds from lines ``(text, top, size)`` on one page."""
+    lines = [
+        Line(text=text, page_no=1, x0=72.0, top=top, x1=72.0 + 5 * len(text), bottom=top + size,
+             size=size)
+        for text, top, size in rows
+    ]  # fmt: skip
+    body = [
+        (f"Body text line {i} of the page goes on here.", 300.0 + 12 * i, 10.0) for i in range(8)
+    ]
+    lines += [
+        Line(text=t, page_no=1, x0=72.0, top=top, x1=400.0, bottom=top + s, size=s)
+        for t, top, s in body
+    ]
+    page = PageLines(page_no=1, width=612.0, height=792.0, lines=lines, raw_text="")
+    document = build_document("t", [page])
+    return next((t.text for t in document.texts if str(t.label.value) == "title"), None)
+
+
+def test_a_title_block_goes_on_over_a_smaller_second_line_and_a_broken_phrase() -> None:
+    linn = [("The LinnSequencer", 31.4, 20.6), ("32 Track MIDI Sequence Recorder", 51.6, 16.8)]
+    assert _title(linn) == "The LinnSequencer 32 Track MIDI Sequence Recorder"
+    form = [
+        ("Tax return for the tax paid,", 81.1, 14.0),
+        ("in connection with the simplified system", 93.6, 10.0),
+    ]
+    assert _title(form) == "Tax return for the tax paid, in connection with the simplified system"
+    masthead = [("The", 72.7, 12.0), ("GLIDER EXPRESS", 97.8, 48.0)]
+    assert _title(masthead) == "The GLIDER EXPRESS"
+
+
+def test_a_title_block_stops_at_a_smaller_byline_and_a_finished_sentence() -> None:
+    byline = [("Bi-criteria Algorithm for Scheduling", 72.1, 17.9), ("Pierre Dutot", 92.0, 12.0)]
+    assert _title(byline) == "Bi-criteria Algorithm for Scheduling"
+    ended = [("A Title That Ends Here.", 60.0, 20.0), ("A Subtitle Set Smaller", 82.0, 16.0)]
+    assert _title(ended) == "A Title That Ends Here."
+
+
+def test_a_title_in_title_case_over_two_items_is_joined() -> None:
+    page = (
+        "272\nExact Solitary-wave Solutions for the General\nFifth-order Shallow Water-wave "
+        "Models\nNotes\nWoo-Pyo Hong and Young-Dae Jung"
+    )
+    title, _ = find_title_and_authors(page)
+    assert (
+        title
+        == "Exact Solitary-wave Solutions for the General Fifth-order Shallow Water-wave Models"
+    )
+    # a byline, a venue or a list of names is never the title's second line
+    assert (
+        find_title_and_authors("Deep Learning for Protein Folding\nJohn Smith and Ann Lee")[0]
+        == "Deep Learning for Protein Folding"
+    )
+    assert (
+        find_title_and_authors("A Real Title Here\nThe Smith Lab Annual Report 2020")[0]
+        == "A Real Title Here"
+    )
+
+
+@pytest.mark.parametrize(
+    ("page", "title", "first"),
+    [
+        ("Another Go at Language Design\nRob Pike\ngolang . org\nApril 28, 2010",
+         "Another Go at Language Design", "Rob Pike"),
+        ("Adobe Portable Document Format\nInventory of long-term preservation risks\n"
+         "Version : 0.2\nAuthor : Johan van der Knijff\nDate : 20-10-2009",
+         "Adobe Portable Document Format Inventory of long-term preservation risks",
+         "Johan van der Knijff"),
+        ("Ultra light bosonic dark matter and CMB\n"
+         "Ivan Rodriguez Montoya\u2217 \u2020 and Tonatiuh Matos Chassin\u2217 \u2021",
+         "Ultra light bosonic dark matter and CMB", "Ivan Rodriguez Montoya"),
+    ],
+)  # fmt: skip
+def test_the_byline_under_the_title_in_the_text_layer(page: str, title: str, first: str) -> None:
+    assert authors_under_title(page, title)[0] == first
+
+
+@pytest.mark.parametrize(
+    "below",
+    [
+        "Geologic Drilling & Aggregate Sampling Program, Upper",
+        "Departamento de Seguridad Nacional",
+        "Commune de S\u00e9ranon",
+        "INSIDE THIS ISSUE",
+        "Technical Report",
+        "User Guide",
+        "LEGAL HISTORY AND TRADITIONS",
+        "Local Governance, Civil Society",
+        "Abstract\nJohn Smith",  # a name after the text opens is no byline
+    ],
+)
+def test_no_byline_from_programmes_offices_or_the_text(below: str) -> None:
+    assert authors_under_title(f"A Report Title Here\n{below}", "A Report Title Here") == []
+
+
+def test_an_envelope_icon_after_a_name_keeps_the_name() -> None:
+    line = "Zejiang Shen1 ( ), Ruochen Zhang2, Melissa Dell3"
+    assert names_in_line(line)[:2] == ["Zejiang Shen", "Ruochen Zhang"]
+    assert is_noise_author("Commune de S\u00e9ranon")
+    assert not is_noise_author("Johan van der Knijff")
+
+
+def test_no_year_from_a_footnote_a_rule_citation_or_a_printer_stamp() -> None:
+    assert page_year("33. Two recent (seminal) examples are Sutton (1991) and Reiss (1991)") is None
+    assert page_year("[36 FR 7801, Apr. 24, 1971, as amended at 37") is None
+    assert page_year("Title\nVerDate 27<APR>2000 10:56 Apr 28, 2000 Jkt 190069 PO 00000") is None
+    assert page_year("Clinical Science (2014) 126, 305-313 (Printed in Great Britain)") == 2014
+
+
+@given(st.text(max_size=400), st.text(min_size=1, max_size=60))
+def test_a_byline_is_only_names_printed_on_the_page(page: str, title: str) -> None:
+    printed = set(fold_words(page))
+    for name in authors_under_title(page, title):
+        assert set(fold_words(name)) <= printed
+
+
+@needs_wild
+@pytest.mark.parametrize(
+    ("name", "title", "first", "year"),
+    [
+        ("grobid__ZFN-A-054-0304-0272.pdf",
+         "Exact Solitary-wave Solutions for the General Fifth-order Shallow Water-wave Models",
+         "Hong", 1999),
+        ("opf__test_fontArialNotEmbedded.pdf", None, "Knijff", 2009),
+        ("grobid__1001._0908.0054.pdf", None, "Montoya", 2009),
+        ("govdocs1__247224.pdf", None, None, 2006),
+        ("camelot__eu-004.pdf",
+         "CHAPTER 6 \u2013 AN OVERVIEW OF MARKET STRUTURE BASED UPON EXISTING SOURCES", None, None),
+        ("govdocs1__303226.pdf", None, None, None),
+    ],
+)  # fmt: skip
+def test_real_pages(name: str, title: str | None, first: str | None, year: int | None) -> None:
+    assert WILD is not None
+    meta = extract_metadata(Path(os.fspath(WILD / name)))
+    if title is not None:
+        assert meta["title"] == title
+    authors = meta.get("authors") or []
+    assert (authors[0].split()[-1] if authors else None) == first
+    assert meta.get("year") == year
