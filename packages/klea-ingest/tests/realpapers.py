@@ -6,10 +6,14 @@ fixtures assert ``DATA``); elsewhere (a bare checkout of this repository alone) 
 
 from __future__ import annotations
 
+import functools
+import logging
 import os
 from pathlib import Path
 
 import pytest
+from klea_utils.stores._ingest.chunking.chunking import MINILM_MAX_TOKENS, Chunker
+from klea_utils.stores.packaged_minilm import packaged_minilm_path
 
 
 def _shared_pdf_dir(data_set: str) -> Path | None:
@@ -63,3 +67,15 @@ def _tesseract_available() -> bool:
 needs_tesseract = pytest.mark.skipif(
     not _tesseract_available() and not os.environ.get("CI"), reason="tesseract not installed"
 )
+
+
+@functools.cache
+def minilm_chunker() -> Chunker:
+    """The chunker a build uses by default (the packaged MiniLM's tokenizer and budget),
+    made once: the tests that convert real pages cut them as a build does."""
+    return Chunker(
+        max_tokens=MINILM_MAX_TOKENS,
+        merge_peers=True,
+        tokenizer_model=str(packaged_minilm_path()),
+        logger=logging.getLogger("test"),
+    )

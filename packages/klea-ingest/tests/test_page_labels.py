@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import logging
 import warnings
-from functools import cache
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._ingest.chunking.chunking import MINILM_MAX_TOKENS, Chunker
+from klea_utils.stores._ingest.chunking.chunking import MINILM_MAX_TOKENS
 from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
 from klea_utils.stores._ingest.pdf.page_labels import (
     folio_candidates,
@@ -23,19 +22,9 @@ from klea_utils.stores._ingest.pdf.page_labels import (
     printed_page_numbers,
 )
 from klea_utils.stores.packaged_minilm import packaged_minilm_path
-from realpapers import WILD, needs_wild
+from realpapers import WILD, minilm_chunker, needs_wild
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@cache
-def _chunker() -> Chunker:
-    return Chunker(
-        max_tokens=MINILM_MAX_TOKENS,
-        merge_peers=True,
-        tokenizer_model=str(packaged_minilm_path()),
-        logger=logging.getLogger("test"),
-    )
 
 
 def test_folio_candidates_of_running_lines() -> None:
@@ -85,7 +74,7 @@ def test_a_one_page_excerpt_is_labelled_by_its_printed_folio(tmp_path: Path) -> 
     document, recovery = convert_pdf_offline(path, do_ocr=False)
     assert recovery.printed == {1: "1234"}
     labels = page_labels(path, recovery.printed)
-    docs = _chunker().chunk(document, file_name=path.name, file_hash="h", page_labels=labels)
+    docs = minilm_chunker().chunk(document, file_name=path.name, file_hash="h", page_labels=labels)
     assert docs
     assert all(doc.metadata["page_label"] == "1234" for doc in docs)
     assert all("1234" not in doc.page_content for doc in docs)  # the folio is no body text
@@ -105,7 +94,7 @@ def test_a_report_numbered_after_its_front_matter_gets_its_printed_numbers() -> 
         warnings.simplefilter("ignore")
         document, recovery = convert_pdf_offline(path, do_ocr=False)
     assert recovery.printed == {6: "1", 7: "2", 8: "3", 9: "4", 10: "5"}
-    docs = _chunker().chunk(
+    docs = minilm_chunker().chunk(
         document,
         file_name=path.name,
         file_hash="h",

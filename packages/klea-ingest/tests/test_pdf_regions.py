@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import logging
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -24,7 +23,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from klea_utils.stores._ingest.chunking.chunk_regions import chunk_regions, piece_span
-from klea_utils.stores._ingest.chunking.chunking import CHUNKING_VERSION, MINILM_MAX_TOKENS, Chunker
+from klea_utils.stores._ingest.chunking.chunking import CHUNKING_VERSION
 from klea_utils.stores._ingest.pdf.line_regions import line_box, line_spans
 from klea_utils.stores._ingest.pdf.ocr import ocr_page_lines
 from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
@@ -33,9 +32,16 @@ from klea_utils.stores._ingest.pdf.region_check import (
     region_text,
     words_inside_share,
 )
-from klea_utils.stores.packaged_minilm import packaged_minilm_path
 from langchain_core.documents import Document
-from realpapers import DATA, WILD, needs_data, needs_tesseract, needs_wild, wild_page
+from realpapers import (
+    DATA,
+    WILD,
+    minilm_chunker,
+    needs_data,
+    needs_tesseract,
+    needs_wild,
+    wild_page,
+)
 from reportlab.pdfgen import canvas
 
 pytestmark = pytest.mark.timeout(600)
@@ -44,19 +50,9 @@ MIN_SHARE = 0.95
 
 
 @cache
-def _chunker() -> Chunker:
-    return Chunker(
-        max_tokens=MINILM_MAX_TOKENS,
-        merge_peers=True,
-        tokenizer_model=str(packaged_minilm_path()),
-        logger=logging.getLogger("test"),
-    )
-
-
-@cache
 def _chunks(path: Path) -> tuple[list[Document], tuple[int, ...], Any]:
     document, recovery = convert_pdf_offline(path, do_ocr=True)
-    docs = _chunker().chunk(document, file_name=path.name, file_hash="h")
+    docs = minilm_chunker().chunk(document, file_name=path.name, file_hash="h")
     return docs, tuple(recovery.ocr), document
 
 
@@ -261,7 +257,7 @@ def test_chunks_without_page_provenance_have_no_regions() -> None:
 
     document = DoclingDocument(name="notes")
     document.add_text(label=DocItemLabel.TEXT, text="A Markdown paragraph has no page.")
-    (doc,) = _chunker().chunk(document, file_name="notes.md", file_hash="h")
+    (doc,) = minilm_chunker().chunk(document, file_name="notes.md", file_hash="h")
     assert "regions" not in doc.metadata
 
 
@@ -288,7 +284,9 @@ def test_a_page_read_by_pypdf_gives_each_chunk_the_whole_page(tmp_path: Path) ->
     page = SecondReader(path).page_lines(0)
     assert page is not None
     assert page.frame is None
-    docs = _chunker().chunk(build_document("cropped", [page]), file_name=path.name, file_hash="h")
+    docs = minilm_chunker().chunk(
+        build_document("cropped", [page]), file_name=path.name, file_hash="h"
+    )
     assert len(docs) > 1
     pdf = pdfium.PdfDocument(str(path))
     try:
@@ -312,7 +310,7 @@ def test_a_provenance_without_a_box_gets_its_whole_page() -> None:
     empty = BoundingBox(l=0, t=0, r=0, b=0, coord_origin=CoordOrigin.BOTTOMLEFT)
     prov = ProvenanceItem(page_no=1, bbox=empty, charspan=(0, 20))
     document.add_text(label=DocItemLabel.TEXT, text="Text without a place.", prov=prov)
-    (doc,) = _chunker().chunk(document, file_name="flat.pdf", file_hash="h")
+    (doc,) = minilm_chunker().chunk(document, file_name="flat.pdf", file_hash="h")
     assert doc.metadata["regions"] == [{"page": 1, "bbox": [0.0, 0.0, 595.0, 842.0]}]
 
 

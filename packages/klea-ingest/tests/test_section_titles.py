@@ -8,31 +8,18 @@ question names them by (issue 35, the IRS manual of realpapers-wild).
 
 from __future__ import annotations
 
-import logging
-from functools import cache
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._ingest.chunking.chunking import MINILM_MAX_TOKENS, Chunker
 from klea_utils.stores._ingest.chunking.doc_chunker import _with_section_title
 from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
 from klea_utils.stores._ingest.pdf.page_furniture import section_titles
 from klea_utils.stores._ingest.pdf.pdf_lines import PageLines
-from klea_utils.stores.packaged_minilm import packaged_minilm_path
+from realpapers import minilm_chunker
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@cache
-def _chunker() -> Chunker:
-    return Chunker(
-        max_tokens=MINILM_MAX_TOKENS,
-        merge_peers=True,
-        tokenizer_model=str(packaged_minilm_path()),
-        logger=logging.getLogger("test"),
-    )
 
 
 def _pages(heads: list[list[str]]) -> list[PageLines]:
@@ -129,7 +116,7 @@ def test_a_manuals_exhibit_heads_reach_its_passages(tmp_path: Path) -> None:
     document, recovery = convert_pdf_offline(path, do_ocr=False)
     assert recovery.section_titles[6] == "Command Code Return Form 8038B Display"
     assert recovery.section_titles[2] == "Command Code Return Form 941 Display"
-    docs = _chunker().chunk(
+    docs = minilm_chunker().chunk(
         document, file_name=path.name, file_hash="h", section_titles=recovery.section_titles
     )
     answer = next(d for d in docs if "MFT 85" in d.page_content)
@@ -143,5 +130,5 @@ def test_a_manuals_exhibit_heads_reach_its_passages(tmp_path: Path) -> None:
         body = doc.page_content.split("\n")[len(doc.metadata["headings"]) :]
         assert not any("Return Form" in line for line in body)
     # without the titles (a caller that does not pass them) the chunks are as before
-    plain = _chunker().chunk(document, file_name=path.name, file_hash="h")
+    plain = minilm_chunker().chunk(document, file_name=path.name, file_hash="h")
     assert all("Return Form" not in d.page_content for d in plain)
