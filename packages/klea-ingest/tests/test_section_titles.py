@@ -83,6 +83,12 @@ def test_the_chain_gets_the_title_once_after_the_documents_title() -> None:
         "Doc",
         "1. Introduction",
     )
+    # a spread's two heads read as one line, under the sections it names
+    assert _with_section_title(
+        ("Doc", "6. Synthetic Data", "6.1. Choice Strategies"),
+        "6.1 Choice Strategies 6 SYNTHETIC DATA",
+        True,
+    ) == ("Doc", "6. Synthetic Data", "6.1. Choice Strategies")
     # two heads on one page (a spread's left and right heads): each is its own line
     assert _with_section_title(
         ("Doc", "6. Synthetic Data"), "6.1 Choice Strategies\n6 SYNTHETIC DATA", True

@@ -338,22 +338,23 @@ def _first_page(items: tuple[Any, ...]) -> int | None:
     return min(pages) if pages else None
 
 
-def _words(text: str) -> str:
-    """``text`` as its words only, folded: "1. Introduction" says "1 INTRODUCTION"."""
-    return " ".join(_WORD.findall(text.casefold()))
+def _words(text: str) -> set[str]:
+    """``text``'s words, folded: "1. Introduction" says "1 INTRODUCTION"."""
+    return set(_WORD.findall(text.casefold()))
 
 
 def _with_section_title(
     chain: tuple[str, ...] | None, title: str, has_document_title: bool
 ) -> tuple[str, ...]:
     """``chain`` with the lines of ``title`` after the document's title (first when it has
-    none), each unless a heading of the chain already says it."""
+    none), each unless the chain's headings already hold all its words (a spread's two
+    heads on one line, "6.1 Choice Strategies 6 SYNTHETIC DATA", under those sections)."""
     headings = chain or ()
-    said = [_words(h) for h in headings]
+    said = set().union(*(_words(h) for h in headings))
     new = [
         line
         for line in dict.fromkeys(" ".join(t.split()) for t in title.split("\n"))
-        if line and not any(_words(line) in words for words in said)
+        if line and not _words(line) <= said
     ]
     at = 1 if has_document_title and headings else 0
     return (*headings[:at], *new, *headings[at:])
