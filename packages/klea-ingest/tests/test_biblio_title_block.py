@@ -24,7 +24,7 @@ from klea_utils.stores._ingest.biblio.under_title import authors_under_title
 from klea_utils.stores._ingest.pdf.pdf_lines import Line, PageLines
 from klea_utils.stores._ingest.pdf.pdf_structure import build_document
 from klea_utils.stores.biblio import extract_metadata
-from realpapers import WILD, needs_wild
+from realpapers import WILD, minilm_chunker, needs_wild
 
 
 @pytest.fixture(autouse=True)
@@ -171,3 +171,18 @@ def test_real_pages(name: str, title: str | None, first: str | None, year: int |
     authors = meta.get("authors") or []
     assert (authors[0].split()[-1] if authors else None) == first
     assert meta.get("year") == year
+
+
+def test_a_title_with_nothing_under_it_stays_the_pages_text(tmp_path: Path) -> None:
+    """A scan of two large lines and nothing else: as a title block they would leave the
+    document no passage, and the build would store nothing (the build test's corpus)."""
+    from ingest_corpus import write_scanned_pdf
+    from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
+
+    lines = ["Scanned Hippocampus Report", "place cells fire in sequence"]
+    path = write_scanned_pdf(tmp_path / "scan.pdf", lines)
+    document, _ = convert_pdf_offline(path, do_ocr=True)
+    docs = minilm_chunker().chunk(document, file_name=path.name, file_hash="h")
+    text = " ".join(d.page_content for d in docs)
+    assert "Hippocampus" in text
+    assert "place cells fire in sequence" in text

@@ -355,6 +355,10 @@ def build_document(name: str, pages: list[PageLines]) -> Any:
     builder = _Builder(name, pages)
     title = _title_lines(pages[0], body) if pages else []
     stream = [ln for page in pages for ln in page.lines]
+    if len(title) == len(stream):
+        # a title with nothing under it would leave the document no passage to store (a
+        # one-line page, a scan of two lines): its lines are the text instead
+        title = []
     if title:
         builder.add("title", title, join_lines([ln.text for ln in title], builder.hyphens))
     title_ids = {id(ln) for ln in title}
