@@ -81,6 +81,16 @@ def _shares(path: Path, pdf: Any) -> list[tuple[float, int, Document]]:
     return out
 
 
+def _wild_page_shares(name: str, index: int, tmp_path: Path) -> list[tuple[float, int, Document]]:
+    """:func:`_shares` of page ``index`` (0-based) of the wild file ``name``, alone."""
+    path = wild_page(name, index, tmp_path)
+    pdf = pdfium.PdfDocument(str(path))
+    try:
+        return _shares(path, pdf)
+    finally:
+        pdf.close()
+
+
 def _file_share(shares: list[tuple[float, int, Document]]) -> float:
     return sum(share * words for share, words, _ in shares) / sum(w for _, w, _ in shares)
 
@@ -455,12 +465,7 @@ def test_a_page_whose_writer_spilled_its_content_stream_off_the_page(tmp_path: P
     """A real form page whose text runs thousands of points past its right edge: its
     chunks read what the page shows, and their regions hold their words (before: 0.14-0.54
     per chunk, the page's share 0.3)."""
-    path = wild_page("govdocs1__219789.pdf", 46, tmp_path)
-    pdf = pdfium.PdfDocument(str(path))
-    try:
-        shares = _shares(path, pdf)
-    finally:
-        pdf.close()
+    shares = _wild_page_shares("govdocs1__219789.pdf", 46, tmp_path)
     assert shares
     assert min(share for share, _, _ in shares) >= 0.9
     assert _file_share(shares) >= MIN_SHARE
@@ -500,12 +505,7 @@ def test_real_pages_the_whole_set_run_found_short_hold_their_words(
     """Before the close-out the worst chunk of each page read 0.45 (birdisland: boxes a
     row or more too low) and 0.59 (issue19971: a blank placed differently in two readings
     of the same garbled glyphs)."""
-    path = wild_page(name, index, tmp_path)
-    pdf = pdfium.PdfDocument(str(path))
-    try:
-        shares = _shares(path, pdf)
-    finally:
-        pdf.close()
+    shares = _wild_page_shares(name, index, tmp_path)
     assert shares
     assert min(share for share, _, _ in shares) >= 0.8, [s for s, _, _ in shares]
     assert _file_share(shares) >= MIN_SHARE
