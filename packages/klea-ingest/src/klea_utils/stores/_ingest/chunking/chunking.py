@@ -29,7 +29,7 @@ from klea_utils.stores._ingest.chunking.chunk_regions import (
     chunk_regions,
     region_pages,
 )
-from klea_utils.stores._ingest.chunking.doc_chunker import StructureChunker
+from klea_utils.stores._ingest.chunking.doc_chunker import StructureChunker, chunk_pages
 from klea_utils.stores._ingest.chunking.language import LANGUAGE_KEY, detect_language
 from klea_utils.stores._ingest.chunking.text_segments import segment_text
 from klea_utils.stores._ingest.chunking.token_counter import (
@@ -168,17 +168,6 @@ def chunking_settings(
         "overlap_sentences": overlap_sentences,
         "tokenizer": folder.name if folder.is_dir() else tokenizer_model,
     }
-
-
-def chunk_pages(doc_items: Any) -> tuple[int, int] | None:
-    """First and last page (1-based) of a chunk's items, ``None`` without provenance."""
-    pages = [
-        prov.page_no
-        for item in doc_items or []
-        for prov in (getattr(item, "prov", None) or [])
-        if isinstance(getattr(prov, "page_no", None), int)
-    ]
-    return (min(pages), max(pages)) if pages else None
 
 
 class Chunker:

@@ -54,7 +54,7 @@ from klea_utils.stores._ingest.chunking.table_pieces import is_row_table, table_
 from klea_utils.stores._ingest.chunking.text_segments import segment_text
 from klea_utils.stores._ingest.chunking.token_counter import TokenCounter
 
-__all__ = ["RawChunk", "StructureChunker"]
+__all__ = ["RawChunk", "StructureChunker", "chunk_pages"]
 
 _WORD = re.compile(r"\w+")
 
@@ -236,7 +236,8 @@ class StructureChunker:
             items = tuple(span.item for span in result.spans)
             if result.text and items:
                 chain = tuple(headings[k] for k in sorted(headings)) or None
-                title = section_titles and section_titles.get(_first_page(items) or 0)
+                pages = chunk_pages(items)
+                title = section_titles and pages and section_titles.get(pages[0])
                 if title:
                     chain = _with_section_title(chain, title, 0 in headings)
                 chunks.append(RawChunk(result.text, chain, items))
@@ -327,15 +328,15 @@ class StructureChunker:
         return merged
 
 
-def _first_page(items: tuple[Any, ...]) -> int | None:
-    """The first page (1-based) the items' provenance names, ``None`` without any."""
+def chunk_pages(doc_items: Any) -> tuple[int, int] | None:
+    """First and last page (1-based) of a chunk's items, ``None`` without provenance."""
     pages = [
         prov.page_no
-        for item in items
+        for item in doc_items or []
         for prov in (getattr(item, "prov", None) or [])
         if isinstance(getattr(prov, "page_no", None), int)
     ]
-    return min(pages) if pages else None
+    return (min(pages), max(pages)) if pages else None
 
 
 def _words(text: str) -> set[str]:
