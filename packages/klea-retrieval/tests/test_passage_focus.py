@@ -11,7 +11,9 @@ from klea_utils.stores._retrieval.passage_focus import (
     focus_scores,
     identity_terms,
     passage_terms,
+    question_pairs,
     question_terms,
+    scope_terms,
 )
 from langchain_core.documents import Document
 
@@ -55,12 +57,15 @@ def test_a_window_counts_words_that_stand_together() -> None:
     question = "refund after resignation"
     near = "the refund after resignation is paid " + "filler " * 60
     far = "the refund " + "filler " * 60 + " after resignation"
-    tight = FocusParams(window=8, window_share=1.0)
+    tight = FocusParams(window=8, window_share=1.0, phrase_share=0.0)
     near_score, far_score = focus_scores(question, [near, far], tight)
     assert near_score == pytest.approx(1.0)
     assert far_score < near_score
     # covering the words anywhere scores both alike
-    assert focus_scores(question, [near, far], FocusParams(window_share=0.0)) == [1.0, 1.0]
+    assert focus_scores(question, [near, far], FocusParams(window_share=0.0, phrase_share=0.0)) == [
+        1.0,
+        1.0,
+    ]
 
 
 def test_weight_zero_keeps_the_fused_order() -> None:
@@ -78,7 +83,15 @@ def test_a_question_of_stop_words_only_leaves_the_order() -> None:
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"pool": 0}, {"window": 0}, {"weight": 1.5}, {"window_share": -0.1}]
+    "kwargs",
+    [
+        {"pool": 0},
+        {"window": 0},
+        {"weight": 1.5},
+        {"window_share": -0.1},
+        {"phrase_share": 1.1},
+        {"phrase_gap": 0},
+    ],
 )
 def test_bad_params_are_refused(kwargs: dict[str, float]) -> None:
     with pytest.raises(ValueError, match="must be"):
@@ -169,3 +182,69 @@ def test_identity_weight_keeps_focus_within_bounds(factor: float) -> None:
 def test_identity_weight_is_a_share() -> None:
     with pytest.raises(ValueError, match="identity_weight"):
         FocusParams(identity_weight=1.5)
+
+
+def test_question_pairs_are_neighbouring_content_words_in_order() -> None:
+    pairs = question_pairs("Who is the author of the book The Patent Wars?")
+    assert pairs == [("author", "book"), ("book", "patent"), ("patent", "war")]
+    assert question_pairs("patent patent") == []
+    assert question_pairs("what is") == []
+
+
+def test_a_pair_standing_together_lifts_the_passage_that_names_it() -> None:
+    question = "Who wrote the book The Patent Wars?"
+    apart = "Patent law fills this book. Wars over copyright are its subject."
+    named = "A book by Fred Warshofsky, The Patent Wars (New York: Wiley, 1994)."
+    without = focus_scores(question, [apart, named], FocusParams(phrase_share=0.0))
+    paired = focus_scores(question, [apart, named], FocusParams())
+    assert without[0] == pytest.approx(without[1])  # the same words, near enough
+    assert paired[1] > paired[0]
+    # the pair counts in the question's order only
+    reversed_pair = focus_scores(question, ["wars patent"], FocusParams(phrase_share=1.0))
+    assert reversed_pair == [0.0]
+
+
+@given(st.text(max_size=80), st.lists(st.text(max_size=120), max_size=6), st.integers(1, 4))
+def test_phrase_share_keeps_focus_within_bounds(question: str, texts: list[str], gap: int) -> None:
+    scores = focus_scores(question, texts, FocusParams(phrase_share=0.5, phrase_gap=gap))
+    assert len(scores) == len(texts)
+    assert all(0.0 <= s <= 1.0 + 1e-9 for s in scores)
+
+
+def test_a_leading_clause_that_says_where_to_look_names_the_document() -> None:
+    question = (
+        "In the KB (National Library of the Netherlands) inventory of PDF preservation "
+        "risks, in the table of font features, what identifies an embedded font program?"
+    )
+    assert scope_terms(question) == {
+        "kb", "nation", "librari", "netherland", "inventori", "pdf", "preserv", "risk"
+    }  # fmt: skip
+    # a word the rest of the question asks for too keeps its weight
+    assert "font" not in scope_terms("In the font guide, what is a font program?")
+    assert scope_terms("According to the IRS manual, what is code 98?") == {"ir", "manual"}
+    # not a scope: a question word follows "In", or no clause before a comma
+    assert scope_terms("In which year was the library founded?") == set()
+    assert scope_terms("In what way, if any, do fonts differ?") == set()
+    assert scope_terms("What identifies an embedded font program?") == set()
+
+
+def test_the_scope_clause_does_not_pull_the_introduction_up() -> None:
+    def report(text: str) -> Document:
+        return Document(page_content=text, metadata={"file_name": "kb.pdf"})
+
+    intro = report(
+        "Within the e-Depot of the National Library of the Netherlands (KB), PDF is the "
+        "format of most publications; this inventory lists its preservation risks."
+    )
+    table = report(
+        "Feature | Identified by presence of. Embedded font program | FontFile, FontFile2 "
+        "or FontFile3 entry in the font descriptor."
+    )
+    filler = [report(f"Section {n} on colour spaces and images.") for n in range(6)]
+    merged = [(intro, 1.0), (table, 0.95), *[(d, 0.5) for d in filler]]
+    question = (
+        "In the KB (National Library of the Netherlands) inventory of PDF preservation "
+        "risks, in the table of font features, what identifies an embedded font program?"
+    )
+    assert focus_rerank(question, merged, FocusParams(scope_clause=False))[0][0] is intro
+    assert focus_rerank(question, merged, FocusParams())[0][0] is table

@@ -26,6 +26,12 @@ question's *distinguishing* words stand together. This pass looks at that place:
 6. The final score mixes the fused rank score (scaled to the best candidate's) and the
    focus: ``(1 - weight) * fused + weight * focus``.
 
+7. Pairs of neighbouring question words found next to each other in the passage (a
+   name, a term of art: "patent wars", "font program") add ``phrase_share`` of the
+   focus, as sequential-dependence models of IR weigh ordered pairs.
+8. A leading clause that says where to look ("In the X report, ...") names the
+   document: its words weigh as a title's words do under point 5, in every passage.
+
 Numbers and units are matched as such: a number word up to twenty reads as its digits
 ("five" matches "5"), and ``%``, ``$`` and ``°`` read as "percent", "dollar" and
 "degree", so "5 percent" finds "5%".
@@ -38,6 +44,7 @@ pipeline.KleaPipeline` between the fusion and the optional cross-encoder.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Sequence
@@ -58,7 +65,9 @@ __all__ = [
     "heading_words",
     "identity_terms",
     "passage_terms",
+    "question_pairs",
     "question_terms",
+    "scope_terms",
 ]
 
 _WORD = re.compile(r"\w+")
@@ -110,6 +119,18 @@ class FocusParams:
             :func:`identity_terms`). They picked the document and say nothing about
             where in it the answer stands ("In Thoreau's Walden, what ..." otherwise
             favours the title page). 1 turns it off.
+        phrase_share: Share of the question's word pairs in the focus: two content
+            words next to each other in the question ("patent wars") that stand within
+            ``phrase_gap`` words in that order in the passage, weighed by the rarer
+            word's weight, as a share of all the question's pairs (0 turns it off).
+        phrase_gap: How far apart (in words) a pair's second word may follow the first
+            in the passage (1: next to it).
+        scope_clause: Read a leading clause that says where to look ("In the KB's
+            inventory of PDF preservation risks, ...", "According to the IRS manual,
+            ...") as naming the document: its words, less those the rest of the question
+            also uses, weigh ``identity_weight`` as much in every passage, as the words
+            of the document's title and authors do. They picked the document and say
+            nothing about the place in it.
     """
 
     pool: int = 20
@@ -120,11 +141,17 @@ class FocusParams:
     vector_share: float = 0.0
     idf_scope: Literal["pool", "file"] = "pool"
     identity_weight: float = 0.25
+    phrase_share: float = 0.2
+    phrase_gap: int = 1
+    scope_clause: bool = True
 
     def __post_init__(self) -> None:
-        if self.pool < 1 or self.window < 1:
-            raise ValueError(f"pool and window must be >= 1, got {self.pool}, {self.window}")
-        for name in ("weight", "window_share", "vector_share", "identity_weight"):
+        if self.pool < 1 or self.window < 1 or self.phrase_gap < 1:
+            raise ValueError(
+                "pool, window and phrase_gap must be >= 1, "
+                f"got {self.pool}, {self.window}, {self.phrase_gap}"
+            )
+        for name in ("weight", "window_share", "vector_share", "identity_weight", "phrase_share"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within [0, 1], got {value!r}")
@@ -143,12 +170,38 @@ def passage_terms(text: str) -> list[str]:
     return [_term(word) for word in _WORD.findall(folded)]
 
 
-def question_terms(question: str) -> list[str]:
-    """The distinct content words of ``question`` (stop and question words left out)."""
+def _content_terms(question: str) -> list[str]:
+    """The content words of ``question`` in its order, as terms (repeats kept)."""
     folded = normalize_text(question).translate(_SYMBOLS).casefold()
     words = [w for w in _WORD.findall(folded) if w not in LEXICAL_STOPWORDS]
     kept = [w for w in words if w not in _ENGLISH_FILLER] or words
-    return list(dict.fromkeys(_term(w) for w in kept))
+    return [_term(w) for w in kept]
+
+
+def question_terms(question: str) -> list[str]:
+    """The distinct content words of ``question`` (stop and question words left out)."""
+    return list(dict.fromkeys(_content_terms(question)))
+
+
+def question_pairs(question: str) -> list[tuple[str, str]]:
+    """The question's neighbouring content words, as ordered pairs of terms."""
+    terms = _content_terms(question)
+    return list(dict.fromkeys((a, b) for a, b in itertools.pairwise(terms) if a != b))
+
+
+def _pairs_found(
+    hits: list[tuple[int, str]], pairs: list[tuple[str, str]], gap: int
+) -> set[tuple[str, str]]:
+    """The ``pairs`` whose second word follows the first within ``gap`` words in ``hits``."""
+    wanted = set(pairs)
+    found: set[tuple[str, str]] = set()
+    for j, (position, term) in enumerate(hits):
+        for earlier, first in reversed(hits[max(0, j - 2 * gap) : j]):
+            if position - earlier > gap:
+                break
+            if (first, term) in wanted:
+                found.add((first, term))
+    return found
 
 
 def _best_window(positions: list[tuple[int, str]], weights: dict[str, float], size: int) -> float:
@@ -204,6 +257,7 @@ def focus_scores(
         group_weights[key] = {t: math.log(1.0 + (n + 1.0) / (holders[t] + 0.5)) for t in terms}
     leads = lead_words if lead_words is not None else [0] * len(texts)
     names = identities if identities is not None else [frozenset()] * len(texts)
+    pairs = question_pairs(question) if params.phrase_share else []
     scores = []
     for hits, terms_of, lead, key, name in zip(found, held, leads, keys, names, strict=True):
         weights = _discounted(group_weights[key], name, params.identity_weight)
@@ -212,7 +266,13 @@ def focus_scores(
         body = [(i, t) for i, t in hits if i >= lead]
         window = _best_window(body, weights, params.window) if body else 0.0
         share = params.window_share
-        scores.append((share * window + (1.0 - share) * covered) / whole)
+        score = (share * window + (1.0 - share) * covered) / whole
+        if pairs:
+            pair_weight = {p: min(weights[p[0]], weights[p[1]]) for p in pairs}
+            joined = sum(pair_weight[p] for p in _pairs_found(body, pairs, params.phrase_gap))
+            all_pairs = sum(pair_weight.values()) or 1.0
+            score = (1.0 - params.phrase_share) * score + params.phrase_share * joined / all_pairs
+        scores.append(score)
     return scores
 
 
@@ -245,6 +305,23 @@ def identity_terms(doc: Document, question: Sequence[str]) -> frozenset[str]:
     if not family & asked and not (title and 2 * len(title & asked) >= len(title)):
         return frozenset()
     return frozenset((title | family) & asked)
+
+
+_SCOPE_CLAUSE = re.compile(
+    r"^\s*(?:in|according to|from|within|inside)\s+(?!(?:which|what|whose|how|when|where|who)\b)"
+    r"([^,?]+),(.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def scope_terms(question: str) -> frozenset[str]:
+    """The terms of a leading clause that names where to look ("In the X report, ..."),
+    less those the rest of the question asks for too."""
+    match = _SCOPE_CLAUSE.match(normalize_text(question))
+    if match is None:
+        return frozenset()
+    rest = set(question_terms(match.group(2)))
+    return frozenset(t for t in question_terms(match.group(1)) if t not in rest)
 
 
 def _names(value: object) -> list[str]:
@@ -309,6 +386,9 @@ def focus_rerank(
     groups = [_file_of(d) for d in docs] if params.idf_scope == "file" else None
     asked = question_terms(question)
     identities = [identity_terms(d, asked) for d in docs] if params.identity_weight != 1.0 else None
+    if identities is not None and params.scope_clause:
+        scope = scope_terms(question)
+        identities = [names | scope for names in identities]
     focus = focus_scores(
         question,
         [d.page_content for d in docs],
