@@ -20,6 +20,7 @@ from klea_utils.stores._ingest.biblio.author_lines import names_in_line
 from klea_utils.stores._ingest.biblio.bylines import find_title_and_authors
 from klea_utils.stores._ingest.biblio.info_trust import fold_words, is_noise_author
 from klea_utils.stores._ingest.biblio.page_years import page_year
+from klea_utils.stores._ingest.biblio.title_layout import running_head_key
 from klea_utils.stores._ingest.biblio.under_title import authors_under_title
 from klea_utils.stores._ingest.pdf.pdf_lines import Line, PageLines
 from klea_utils.stores._ingest.pdf.pdf_structure import build_document
@@ -186,3 +187,56 @@ def test_a_title_with_nothing_under_it_stays_the_pages_text(tmp_path: Path) -> N
     text = " ".join(d.page_content for d in docs)
     assert "Hippocampus" in text
     assert "place cells fire in sequence" in text
+
+
+def test_a_heading_beside_the_title_is_another_column() -> None:
+    """Two headings side by side, each over two lines (a Korean brochure's top): the title
+    is the first one, not the four lines in reading order."""
+    left, right = 20.0, 290.0
+    lines = [
+        Line(text=t, page_no=1, x0=x, top=top, x1=x + 200.0, bottom=top + 16.0, size=16.0)
+        for t, x, top in [
+            ("Discount stores and fuel", left, 25.0),
+            ("Coffee shops and bakeries", right, 25.0),
+            ("1.5% points back", left, 47.0),
+            ("2% points back", right, 47.0),
+        ]
+    ]
+    lines += [
+        Line(text=f"Body text line {i} of the page goes on here.", page_no=1, x0=20.0,
+             top=300.0 + 12 * i, x1=400.0, bottom=310.0 + 12 * i, size=10.0)
+        for i in range(8)
+    ]  # fmt: skip
+    page = PageLines(page_no=1, width=612.0, height=792.0, lines=lines, raw_text="")
+    document = build_document("t", [page])
+    title = next(t.text for t in document.texts if str(t.label.value) == "title")
+    assert title == "Discount stores and fuel 1.5% points back"
+
+
+@needs_wild
+@pytest.mark.parametrize(
+    "name",
+    [
+        "pdfplumber__senate-expenditures.pdf",  # a row of table column heads
+        "govdocs1__303226.pdf",  # a running head, its part number unlike the next pages'
+        "pdfplumber__issue-336-example.pdf",  # a one-page excerpt's small running head
+        "pdfcpu__read.go.pdf",  # "2 Copyright 2018 The pdfcpu Authors ." in a listing
+    ],
+)
+def test_no_title_from_column_heads_running_heads_or_notices(name: str) -> None:
+    assert WILD is not None
+    assert extract_metadata(Path(os.fspath(WILD / name))).get("title") is None
+
+
+@given(
+    words=st.lists(st.sampled_from(["Drug", "Enforcement", "Justice", "Annual", "Report"]),
+                   min_size=2, max_size=6),
+    number=st.integers(min_value=1, max_value=9999),
+    part=st.integers(min_value=1, max_value=99),
+)  # fmt: skip
+def test_a_running_head_key_drops_its_part_number(words: list[str], number: int, part: int) -> None:
+    head = " ".join(words)
+    key = running_head_key(head)
+    assert key == " ".join(w.casefold() for w in words)
+    assert running_head_key(f"{head}, Pt. {number}") == key
+    assert running_head_key(f"{number} {head} \u00a7 {number}.{part}") == key

@@ -10,7 +10,9 @@ fields still empty:
    placeholder or account never fills a field).
 3. Docling's document: the first title item, the names below its box on page one, and the
    document's hyperlinks.
-4. Regular expressions over the top of page one: the title, an author line, and a byline
+4. Regular expressions over the top of page one: the title (not a line of table column heads
+   or a running head, which page one's layout tells apart: :mod:`.title_layout`), an
+   author line, and a byline
    such as ``Ana Ortiz, Liam Chen. Journal of Galactic Studies, 2021.`` (authors, journal,
    year); the year page one states, checked against the arXiv id (:mod:`.page_years`).
 5. A regular expression over the first 3,000 characters (DOI, keywords, authors, URLs).
@@ -49,6 +51,7 @@ from klea_utils.stores._ingest.biblio.info_trust import (
 )
 from klea_utils.stores._ingest.biblio.name_parsing import split_people
 from klea_utils.stores._ingest.biblio.page_years import page_year
+from klea_utils.stores._ingest.biblio.title_layout import refused_title_line
 from klea_utils.stores._ingest.biblio.under_title import authors_under_title
 
 __all__ = ["BIBLIO_FIELDS", "COMPLETE_FIELDS", "MAX_URLS", "extract_metadata"]
@@ -392,6 +395,9 @@ def extract_metadata(
         fields.offer("journal", byline.journal, "page_one")
         fields.offer("year", byline.year, "page_one")
     top_title, top_authors = rx.find_title_and_authors(page_one)
+    fresh = top_title and "title" not in fields.values and suffix == ".pdf"
+    if fresh and refused_title_line(file_path, str(top_title)) is not None:
+        top_title, top_authors = None, []  # table heads or a running head, and what follows
     fields.offer("title", None if is_noise_title(top_title or "") else top_title, "page_one")
     fields.offer("authors", top_authors, "page_one")
     title = fields.values.get("title")
