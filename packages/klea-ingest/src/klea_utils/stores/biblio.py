@@ -96,6 +96,13 @@ class _Fields:
                 self.urls.append(url)
 
 
+_PLAIN_DIGITS = str.maketrans(
+    "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b", "0123456789-"
+)
+"""Raised digits (affiliation marks the PDF line reader writes raised) read as the text
+layer gives them, so the byline rules that drop marks see them as before."""
+
+
 def _text_items(document: Any) -> Iterator[tuple[Any, str, Any]]:
     """``(item, text, first provenance or None)`` for the text items of a DoclingDocument."""
     iterate = getattr(document, "iterate_items", None)
@@ -106,7 +113,7 @@ def _text_items(document: Any) -> Iterator[tuple[Any, str, Any]]:
         text = getattr(item, "text", None)
         if isinstance(text, str):
             prov = getattr(item, "prov", None) or []
-            yield item, text, prov[0] if prov else None
+            yield item, text.translate(_PLAIN_DIGITS), prov[0] if prov else None
 
 
 def _doc_items(document: Any) -> list[tuple[str, str, int | None, str | None]]:

@@ -78,8 +78,11 @@ and each table row's box names that row's text; 8: no blank is put between a ful
 digit or letter and the Han or Kana glyph it touches, ``１回`` no longer ``１ 回``; a title
 block goes on over a line set a little smaller or one broken mid-phrase and takes a lone
 article above it, so the title opening every chunk's heading path can change, and cached
-files read their metadata again, now with the byline under the title); 9: a heading beside
-the title, in the next column on its row, no longer joins the title block, and cached files
+files read their metadata again, now with the byline under the title); 9: digits printed
+raised right after a word or a closing mark are written in superscript digits
+(``before³``, ``space¹,²``: the superscript citation style's callouts and footnote marks,
+no longer ``before3``); a heading beside the title, in the next column on its row, no
+longer joins the title block; and cached files
 read their metadata again: no title from a row of table column heads, a running head or a
 numbered copyright line)."""
 
