@@ -104,6 +104,11 @@ def test_a_title_in_title_case_over_two_items_is_joined() -> None:
         ("Ultra light bosonic dark matter and CMB\n"
          "Ivan Rodriguez Montoya\u2217 \u2020 and Tonatiuh Matos Chassin\u2217 \u2021",
          "Ultra light bosonic dark matter and CMB", "Ivan Rodriguez Montoya"),
+        # a Japanese slide (pdfminer__nlp2004slides): the title broken inside its one
+        # "word", one name a line with a space between family and given name
+        ("コンパラブルな新聞記事からの\r\n固有表現の発見\r\n新山 祐介\r\n関根 聡\r\n"
+         "Computer Science Department",
+         "コンパラブルな新聞記事からの固有表現の発見", "新山 祐介"),
     ],
 )  # fmt: skip
 def test_the_byline_under_the_title_in_the_text_layer(page: str, title: str, first: str) -> None:
@@ -122,6 +127,7 @@ def test_the_byline_under_the_title_in_the_text_layer(page: str, title: str, fir
         "LEGAL HISTORY AND TRADITIONS",
         "Local Governance, Civil Society",
         "Abstract\nJohn Smith",  # a name after the text opens is no byline
+        "本报告 内容",  # two Han words apart ("this report", "content"): no name
     ],
 )
 def test_no_byline_from_programmes_offices_or_the_text(below: str) -> None:
