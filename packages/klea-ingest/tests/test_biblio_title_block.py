@@ -246,3 +246,11 @@ def test_a_running_head_key_drops_its_part_number(words: list[str], number: int,
     assert key == " ".join(w.casefold() for w in words)
     assert running_head_key(f"{head}, Pt. {number}") == key
     assert running_head_key(f"{number} {head} \u00a7 {number}.{part}") == key
+
+
+def test_a_caption_in_capitals_under_the_title_is_no_byline() -> None:
+    """ocrmypdf__multipage: a picture's caption under a chapter's title is no author; a
+    byline in capitals with initials still is."""
+    assert find_title_and_authors("Chapter Two Begins\nTHEY TIP-TOED ALONG\nThe night")[1] == []
+    _, authors = find_title_and_authors("Reanimation of Rats From Cold\nR. K. ANDJUS")
+    assert [a.casefold() for a in authors] == ["r. k. andjus"]
