@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from klea_utils.stores._ingest.biblio.author_lines import names_in_line
 from klea_utils.stores._ingest.biblio.bylines import find_title_and_authors
 from klea_utils.stores._ingest.biblio.info_trust import fold_words, is_noise_author
-from klea_utils.stores._ingest.biblio.page_years import page_year
+from klea_utils.stores._ingest.biblio.page_years import page_year, title_year
 from klea_utils.stores._ingest.biblio.title_layout import running_head_key
 from klea_utils.stores._ingest.biblio.under_title import authors_under_title
 from klea_utils.stores._ingest.pdf.pdf_lines import Line, PageLines
@@ -254,3 +254,32 @@ def test_a_caption_in_capitals_under_the_title_is_no_byline() -> None:
     assert find_title_and_authors("Chapter Two Begins\nTHEY TIP-TOED ALONG\nThe night")[1] == []
     _, authors = find_title_and_authors("Reanimation of Rats From Cold\nR. K. ANDJUS")
     assert [a.casefold() for a in authors] == ["r. k. andjus"]
+
+
+@pytest.mark.parametrize(
+    ("title", "year"),
+    [
+        ("الانتخابات التشريعية 2014", 2014),
+        ("The Digital Millennium Copyright Act of 1998", 1998),
+        ("2012 BETTER VARIETIES Harvest Report", 2012),
+        ("Vision 2090 for the Region", None),  # a year to come
+        ("From 1990 to 2000: a Review", None),  # two years: which one?
+        ("IRM 2.3.59 and Form 1040-2019", None),  # numbers inside codes
+    ],
+)  # fmt: skip
+def test_the_year_a_title_names(title: str, year: int | None) -> None:
+    assert title_year(title) == year
+
+
+WORDS_ONLY = st.lists(
+    st.sampled_from(["Annual", "Report", "of", "the", "Act", "Harvest"]), max_size=5
+)
+
+
+@given(WORDS_ONLY, WORDS_ONLY, st.integers(min_value=1800, max_value=2025))
+def test_a_past_year_among_words_is_the_title_year(
+    before: list[str], after: list[str], year: int
+) -> None:
+    title = " ".join([*before, str(year), *after])
+    assert title_year(title) == year
+    assert title_year(" ".join([*before, *after])) is None

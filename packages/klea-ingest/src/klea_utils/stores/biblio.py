@@ -10,11 +10,11 @@ fields still empty:
    placeholder or account never fills a field).
 3. Docling's document: the first title item, the names below its box on page one, and the
    document's hyperlinks.
-4. Regular expressions over the top of page one: the title (not a line of table column heads
-   or a running head, which page one's layout tells apart: :mod:`.title_layout`), an
-   author line, and a byline
-   such as ``Ana Ortiz, Liam Chen. Journal of Galactic Studies, 2021.`` (authors, journal,
-   year); the year page one states, checked against the arXiv id (:mod:`.page_years`).
+4. Regular expressions over the top of page one: the title (not a line of table column
+   heads or a running head, which page one's layout tells apart: :mod:`.title_layout`), an
+   author line, and a byline such as ``Ana Ortiz, Liam Chen. Journal of Galactic Studies,
+   2021.`` (authors, journal, year); the year page one states, checked against the arXiv
+   id, else the year the title names (:mod:`.page_years`).
 5. A regular expression over the first 3,000 characters (DOI, keywords, authors, URLs).
 
 A title that is no title (a file id, a placeholder, a disclaimer) and a first author that
@@ -50,7 +50,7 @@ from klea_utils.stores._ingest.biblio.info_trust import (
     title_agrees,
 )
 from klea_utils.stores._ingest.biblio.name_parsing import split_people
-from klea_utils.stores._ingest.biblio.page_years import page_year
+from klea_utils.stores._ingest.biblio.page_years import page_year, title_year
 from klea_utils.stores._ingest.biblio.title_layout import refused_title_line
 from klea_utils.stores._ingest.biblio.under_title import authors_under_title
 
@@ -414,6 +414,8 @@ def extract_metadata(
     fields.offer("keywords", rx.find_keywords(head), "text")
     fields.offer("authors", rx.find_authors(head), "text")
     fields.offer("year", page_year(printed, file_path.name), "page_one")
+    title = fields.values.get("title")
+    fields.offer("year", title_year(title) if isinstance(title, str) else None, "title")
     fields.offer_urls(rx.find_urls(head), "text")
 
     _replace_stem_title(fields, file_path.stem, headings, page_one)

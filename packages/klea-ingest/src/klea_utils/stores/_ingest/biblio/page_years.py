@@ -6,7 +6,11 @@ Page one states its year in a few places a reader trusts, in this order:
    ``Volume 2010, Article ID``), a copyright line;
 2. a date on its own near the top or at the foot of the page (``November 1, 2000``,
    ``July 2006``, ``20 décembre 2022``, ``Date : 20-10-2009``, ``KDD '22, August 14-18, 2022``);
-3. ``accepted``, ``received``, ``submitted``.
+3. ``accepted``, ``received``, ``submitted``;
+4. where none of these is printed, a year the title itself names (``2012 BETTER VARIETIES
+   Harvest Report``, ``... Copyright Act of 1998``, ``الانتخابات التشريعية 2014``): the
+   title says which year the document is of (:func:`title_year`; never a year to come, as
+   a plan's ``Vision 2030``).
 
 A year in body prose (``introduced by IBM in 1935``, ``(Riloff, 1996)``, a footnote's
 ``examples are Sutton (1991)``) is never taken, nor the date of a rule a regulation's
@@ -22,7 +26,7 @@ from __future__ import annotations
 import datetime
 import re
 
-__all__ = ["arxiv_id", "arxiv_year", "page_year"]
+__all__ = ["arxiv_id", "arxiv_year", "page_year", "title_year"]
 
 _MONTHS = (
     r"jan(?:uary|vier|uar)?|feb(?:ruary|braio)?|f[eé]vrier|mar(?:ch|s|zo)?|m[aä]rz|"
@@ -166,3 +170,15 @@ def page_year(text: str, file_name: str = "") -> int | None:
     if year is not None and first_version <= year <= first_version + 2:
         return year
     return first_version
+
+
+_TITLE_YEAR_RE = re.compile(rf"(?<![\w.\-/]){_YEAR}(?![\w.\-/])")
+
+
+def title_year(title: str) -> int | None:
+    """The one year ``title`` names as a word of its own, if it names one and it is past."""
+    years = {int(y) for y in _TITLE_YEAR_RE.findall(title)}
+    if len(years) != 1:
+        return None
+    year = years.pop()
+    return year if 1800 <= year <= datetime.date.today().year else None
