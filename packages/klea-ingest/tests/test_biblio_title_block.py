@@ -168,6 +168,7 @@ def test_a_byline_is_only_names_printed_on_the_page(page: str, title: str) -> No
         ("camelot__eu-004.pdf",
          "CHAPTER 6 \u2013 AN OVERVIEW OF MARKET STRUTURE BASED UPON EXISTING SOURCES", None, None),
         ("govdocs1__303226.pdf", None, None, None),
+        ("pdfplumber__issue-336-example.pdf", None, None, 2020),  # "（2020 年版）", an edition
     ],
 )  # fmt: skip
 def test_real_pages(name: str, title: str | None, first: str | None, year: int | None) -> None:
@@ -283,3 +284,9 @@ def test_a_past_year_among_words_is_the_title_year(
     title = " ".join([*before, str(year), *after])
     assert title_year(title) == year
     assert title_year(" ".join([*before, *after])) is None
+
+
+def test_an_edition_statement_dates_the_page() -> None:
+    assert page_year("Guide to Field Work\n2019 Edition\nPrepared for the staff") == 2019
+    assert page_year("Standard for Land Use\uff082020 \u5e74\u7248\uff09\n173\nbody") == 2020
+    assert page_year("The second edition of this guide was revised in many places") is None

@@ -84,8 +84,8 @@ raised right after a word or a closing mark are written in superscript digits
 no longer ``before3``); a heading beside the title, in the next column on its row, no
 longer joins the title block; and cached files
 read their metadata again: no title from a row of table column heads, a running head or a
-numbered copyright line; a Han-script byline under a title; the year a title names where
-page one states none)."""
+numbered copyright line; a Han-script byline under a title; a year from an edition
+statement, or the year a title names where page one states none)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""
