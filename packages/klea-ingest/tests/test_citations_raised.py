@@ -18,7 +18,8 @@ from klea_utils.stores._ingest.citations.callouts import find_callouts
 from klea_utils.stores._ingest.citations.paper_citations import parse_citations
 from klea_utils.stores._ingest.citations.parse import ParsedReference
 from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
-from klea_utils.stores._ingest.pdf.raised_digits import SUPERSCRIPT
+from klea_utils.stores._ingest.pdf.pdf_chars import PdfChar
+from klea_utils.stores._ingest.pdf.raised_digits import SUPERSCRIPT, raise_callout_digits
 from realpapers import DATA, needs_data
 
 _ENTRIES = [
@@ -108,3 +109,34 @@ def test_a_raised_callout_names_only_entries_of_the_list(numbers: list[int], siz
         assert 0 <= context.entry < size
     in_list = size >= 3 and all(1 <= n <= size for n in numbers)
     assert bool(contexts) == in_list
+
+
+_PLAIN = str.maketrans(
+    "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b", "0123456789-"
+)
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(list("ab xX.,)19-")), st.booleans()), min_size=1, max_size=30
+    )
+)
+def test_raising_only_rewrites_raised_digits_after_a_word(glyphs: list[tuple[str, bool]]) -> None:
+    """Every glyph stays (only digits and a run's dash change to superscripts), and a raised
+    run is written raised only after two letters or a closing mark."""
+    chars = []
+    for index, (text, raised) in enumerate(glyphs):
+        size, bottom = (6.0, 96.0) if raised else (10.0, 100.0)
+        chars.append(PdfChar(text=text, left=5.0 * index, right=5.0 * index + 4,
+                             bottom=bottom, top=bottom - size, size=size, font=1))  # fmt: skip
+    out = raise_callout_digits(chars, 10.0)
+    assert [c.text.translate(_PLAIN) for c in out] == [c.text for c in chars]
+    for index, char in enumerate(out):
+        if char.text != chars[index].text:
+            assert chars[index].text.isdigit() or chars[index].text in ",-"
+            assert glyphs[index][1]
+            start = index
+            while start > 0 and glyphs[start - 1][1] and glyphs[start - 1][0] in "19,-":
+                start -= 1
+            before = "".join(text for text, _ in glyphs[:start])
+            assert before.endswith((".", ",", ")")) or before[-2:].isalpha()
