@@ -7,8 +7,9 @@ Usage::
 
 Each file of the truth file (``scripts/bench/truth/metadata.jsonl``: one JSON object a line,
 ``set``, ``file``, ``title``, ``first_author``, ``year``, a ``null`` where the document
-prints none; ``held_out``: true for the files added after the code was tuned, whose figures
-are also printed apart, as ``held``, beside the others, ``tuned``) is converted the way
+prints none; ``held_out``: the batch of files added after the code was tuned, ``true`` for
+the first and ``2`` for the second, whose figures are also printed apart, as ``held1`` and
+``held2``, beside the others, ``tuned``) is converted the way
 ``klea-stores-create build`` converts it (the model-free PDF path, OCR on) and given to
 :func:`klea_utils.stores.biblio.extract_metadata`, the build's own metadata step, with DOI
 look-ups off (the bench is offline). Per set it prints, for each field, how many files are
@@ -147,21 +148,25 @@ def load_truth(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def batch(row: dict[str, Any]) -> int:
+    """0 for a file the rules were written against, else its held-out batch (1, 2, ...)."""
+    held = row.get("held_out")
+    return 0 if not held else 1 if held is True else int(held)
+
+
 def tally(
     truth: list[dict[str, Any]],
     read: dict[str, dict[str, Any]],
     name: str,
-    held_out: bool | None = None,
+    held_out: int | None = None,
 ) -> dict[str, Any]:
-    """Right/noise/empty per field over the set's files (``held_out``: only those added
-    after the fixes, or only the others; ``None``: all)."""
+    """Right/noise/empty per field over the set's files (``held_out``: only the files of
+    that batch, 0 for the tuned ones; ``None``: all)."""
     counts: dict[str, dict[str, int]] = {f: {"right": 0, "noise": 0, "empty": 0} for f in FIELDS}
     rows = [
         t
         for t in truth
-        if t["set"] == name
-        and t["file"] in read
-        and (held_out is None or bool(t.get("held_out")) == held_out)
+        if t["set"] == name and t["file"] in read and (held_out is None or batch(t) == held_out)
     ]
     for want in rows:
         got = read[want["file"]]
@@ -216,8 +221,10 @@ def main() -> None:
         if before is not None:
             print(_line(name, "before", tally(truth, before, name)))
         print(_line(name, "now", tally(truth, read, name)))
-        if any(t["set"] == name and t.get("held_out") for t in truth):
-            for label, held in (("tuned", False), ("held", True)):
+        batches = sorted({batch(t) for t in truth if t["set"] == name})
+        if batches != [0]:
+            for held in batches:
+                label = f"held{held}" if held else "tuned"
                 earlier = tally(truth, before, name, held) if before is not None else None
                 if earlier is not None and earlier["files"]:
                     print(_line(name, f"{label}-b", earlier))

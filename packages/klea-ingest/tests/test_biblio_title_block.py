@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from klea_utils.stores._ingest.biblio.author_lines import names_in_line
 from klea_utils.stores._ingest.biblio.bylines import find_title_and_authors
 from klea_utils.stores._ingest.biblio.info_trust import fold_words, is_noise_author
-from klea_utils.stores._ingest.biblio.page_years import page_year
+from klea_utils.stores._ingest.biblio.page_years import page_year, title_year
+from klea_utils.stores._ingest.biblio.title_layout import running_head_key
 from klea_utils.stores._ingest.biblio.under_title import authors_under_title
 from klea_utils.stores._ingest.pdf.pdf_lines import Line, PageLines
 from klea_utils.stores._ingest.pdf.pdf_structure import build_document
@@ -103,6 +104,11 @@ def test_a_title_in_title_case_over_two_items_is_joined() -> None:
         ("Ultra light bosonic dark matter and CMB\n"
          "Ivan Rodriguez Montoya\u2217 \u2020 and Tonatiuh Matos Chassin\u2217 \u2021",
          "Ultra light bosonic dark matter and CMB", "Ivan Rodriguez Montoya"),
+        # a Japanese slide (pdfminer__nlp2004slides): the title broken inside its one
+        # "word", one name a line with a space between family and given name
+        ("コンパラブルな新聞記事からの\r\n固有表現の発見\r\n新山 祐介\r\n関根 聡\r\n"
+         "Computer Science Department",
+         "コンパラブルな新聞記事からの固有表現の発見", "新山 祐介"),
     ],
 )  # fmt: skip
 def test_the_byline_under_the_title_in_the_text_layer(page: str, title: str, first: str) -> None:
@@ -121,6 +127,7 @@ def test_the_byline_under_the_title_in_the_text_layer(page: str, title: str, fir
         "LEGAL HISTORY AND TRADITIONS",
         "Local Governance, Civil Society",
         "Abstract\nJohn Smith",  # a name after the text opens is no byline
+        "本报告 内容",  # two Han words apart ("this report", "content"): no name
     ],
 )
 def test_no_byline_from_programmes_offices_or_the_text(below: str) -> None:
@@ -161,6 +168,7 @@ def test_a_byline_is_only_names_printed_on_the_page(page: str, title: str) -> No
         ("camelot__eu-004.pdf",
          "CHAPTER 6 \u2013 AN OVERVIEW OF MARKET STRUTURE BASED UPON EXISTING SOURCES", None, None),
         ("govdocs1__303226.pdf", None, None, None),
+        ("pdfplumber__issue-336-example.pdf", None, None, 2020),  # "（2020 年版）", an edition
     ],
 )  # fmt: skip
 def test_real_pages(name: str, title: str | None, first: str | None, year: int | None) -> None:
@@ -186,3 +194,99 @@ def test_a_title_with_nothing_under_it_stays_the_pages_text(tmp_path: Path) -> N
     text = " ".join(d.page_content for d in docs)
     assert "Hippocampus" in text
     assert "place cells fire in sequence" in text
+
+
+def test_a_heading_beside_the_title_is_another_column() -> None:
+    """Two headings side by side, each over two lines (a Korean brochure's top): the title
+    is the first one, not the four lines in reading order."""
+    left, right = 20.0, 290.0
+    lines = [
+        Line(text=t, page_no=1, x0=x, top=top, x1=x + 200.0, bottom=top + 16.0, size=16.0)
+        for t, x, top in [
+            ("Discount stores and fuel", left, 25.0),
+            ("Coffee shops and bakeries", right, 25.0),
+            ("1.5% points back", left, 47.0),
+            ("2% points back", right, 47.0),
+        ]
+    ]
+    lines += [
+        Line(text=f"Body text line {i} of the page goes on here.", page_no=1, x0=20.0,
+             top=300.0 + 12 * i, x1=400.0, bottom=310.0 + 12 * i, size=10.0)
+        for i in range(8)
+    ]  # fmt: skip
+    page = PageLines(page_no=1, width=612.0, height=792.0, lines=lines, raw_text="")
+    document = build_document("t", [page])
+    title = next(t.text for t in document.texts if str(t.label.value) == "title")
+    assert title == "Discount stores and fuel 1.5% points back"
+
+
+@needs_wild
+@pytest.mark.parametrize(
+    "name",
+    [
+        "pdfplumber__senate-expenditures.pdf",  # a row of table column heads
+        "govdocs1__303226.pdf",  # a running head, its part number unlike the next pages'
+        "pdfplumber__issue-336-example.pdf",  # a one-page excerpt's small running head
+        "pdfcpu__read.go.pdf",  # "2 Copyright 2018 The pdfcpu Authors ." in a listing
+    ],
+)
+def test_no_title_from_column_heads_running_heads_or_notices(name: str) -> None:
+    assert WILD is not None
+    assert extract_metadata(Path(os.fspath(WILD / name))).get("title") is None
+
+
+@given(
+    words=st.lists(st.sampled_from(["Drug", "Enforcement", "Justice", "Annual", "Report"]),
+                   min_size=2, max_size=6),
+    number=st.integers(min_value=1, max_value=9999),
+    part=st.integers(min_value=1, max_value=99),
+)  # fmt: skip
+def test_a_running_head_key_drops_its_part_number(words: list[str], number: int, part: int) -> None:
+    head = " ".join(words)
+    key = running_head_key(head)
+    assert key == " ".join(w.casefold() for w in words)
+    assert running_head_key(f"{head}, Pt. {number}") == key
+    assert running_head_key(f"{number} {head} \u00a7 {number}.{part}") == key
+
+
+def test_a_caption_in_capitals_under_the_title_is_no_byline() -> None:
+    """ocrmypdf__multipage: a picture's caption under a chapter's title is no author; a
+    byline in capitals with initials still is."""
+    assert find_title_and_authors("Chapter Two Begins\nTHEY TIP-TOED ALONG\nThe night")[1] == []
+    _, authors = find_title_and_authors("Reanimation of Rats From Cold\nR. K. ANDJUS")
+    assert [a.casefold() for a in authors] == ["r. k. andjus"]
+
+
+@pytest.mark.parametrize(
+    ("title", "year"),
+    [
+        ("الانتخابات التشريعية 2014", 2014),
+        ("The Digital Millennium Copyright Act of 1998", 1998),
+        ("2012 BETTER VARIETIES Harvest Report", 2012),
+        ("Vision 2090 for the Region", None),  # a year to come
+        ("From 1990 to 2000: a Review", None),  # two years: which one?
+        ("IRM 2.3.59 and Form 1040-2019", None),  # numbers inside codes
+    ],
+)  # fmt: skip
+def test_the_year_a_title_names(title: str, year: int | None) -> None:
+    assert title_year(title) == year
+
+
+WORDS_ONLY = st.lists(
+    st.sampled_from(["Annual", "Report", "of", "the", "Act", "Harvest"]), max_size=5
+)
+
+
+@given(WORDS_ONLY, WORDS_ONLY, st.integers(min_value=1800, max_value=2025))
+def test_a_past_year_among_words_is_the_title_year(
+    before: list[str], after: list[str], year: int
+) -> None:
+    title = " ".join([*before, str(year), *after])
+    assert title_year(title) == year
+    assert title_year(" ".join([*before, *after])) is None
+
+
+def test_an_edition_statement_dates_the_page() -> None:
+    assert page_year("Guide to Field Work\n2019 Edition\nPrepared for the staff") == 2019
+    assert page_year("Standard for Land Use\uff082020 \u5e74\u7248\uff09\n173\nbody") == 2020
+    assert page_year("The second edition of this guide was revised in many places") is None

@@ -10,9 +10,11 @@ fields still empty:
    placeholder or account never fills a field).
 3. Docling's document: the first title item, the names below its box on page one, and the
    document's hyperlinks.
-4. Regular expressions over the top of page one: the title, an author line, and a byline
-   such as ``Ana Ortiz, Liam Chen. Journal of Galactic Studies, 2021.`` (authors, journal,
-   year); the year page one states, checked against the arXiv id (:mod:`.page_years`).
+4. Regular expressions over the top of page one: the title (not a line of table column
+   heads or a running head, which page one's layout tells apart: :mod:`.title_layout`), an
+   author line, and a byline such as ``Ana Ortiz, Liam Chen. Journal of Galactic Studies,
+   2021.`` (authors, journal, year); the year page one states, checked against the arXiv
+   id, else the year the title names (:mod:`.page_years`).
 5. A regular expression over the first 3,000 characters (DOI, keywords, authors, URLs).
 
 A title that is no title (a file id, a placeholder, a disclaimer) and a first author that
@@ -48,7 +50,8 @@ from klea_utils.stores._ingest.biblio.info_trust import (
     title_agrees,
 )
 from klea_utils.stores._ingest.biblio.name_parsing import split_people
-from klea_utils.stores._ingest.biblio.page_years import page_year
+from klea_utils.stores._ingest.biblio.page_years import page_year, title_year
+from klea_utils.stores._ingest.biblio.title_layout import refused_title_line
 from klea_utils.stores._ingest.biblio.under_title import authors_under_title
 
 __all__ = ["BIBLIO_FIELDS", "COMPLETE_FIELDS", "MAX_URLS", "extract_metadata"]
@@ -93,6 +96,13 @@ class _Fields:
                 self.urls.append(url)
 
 
+_PLAIN_DIGITS = str.maketrans(
+    "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b", "0123456789-"
+)
+"""Raised digits (affiliation marks the PDF line reader writes raised) read as the text
+layer gives them, so the byline rules that drop marks see them as before."""
+
+
 def _text_items(document: Any) -> Iterator[tuple[Any, str, Any]]:
     """``(item, text, first provenance or None)`` for the text items of a DoclingDocument."""
     iterate = getattr(document, "iterate_items", None)
@@ -103,7 +113,7 @@ def _text_items(document: Any) -> Iterator[tuple[Any, str, Any]]:
         text = getattr(item, "text", None)
         if isinstance(text, str):
             prov = getattr(item, "prov", None) or []
-            yield item, text, prov[0] if prov else None
+            yield item, text.translate(_PLAIN_DIGITS), prov[0] if prov else None
 
 
 def _doc_items(document: Any) -> list[tuple[str, str, int | None, str | None]]:
@@ -392,6 +402,9 @@ def extract_metadata(
         fields.offer("journal", byline.journal, "page_one")
         fields.offer("year", byline.year, "page_one")
     top_title, top_authors = rx.find_title_and_authors(page_one)
+    fresh = top_title and "title" not in fields.values and suffix == ".pdf"
+    if fresh and refused_title_line(file_path, str(top_title)) is not None:
+        top_title, top_authors = None, []  # table heads or a running head, and what follows
     fields.offer("title", None if is_noise_title(top_title or "") else top_title, "page_one")
     fields.offer("authors", top_authors, "page_one")
     title = fields.values.get("title")
@@ -401,6 +414,8 @@ def extract_metadata(
     fields.offer("keywords", rx.find_keywords(head), "text")
     fields.offer("authors", rx.find_authors(head), "text")
     fields.offer("year", page_year(printed, file_path.name), "page_one")
+    title = fields.values.get("title")
+    fields.offer("year", title_year(title) if isinstance(title, str) else None, "title")
     fields.offer_urls(rx.find_urls(head), "text")
 
     _replace_stem_title(fields, file_path.stem, headings, page_one)

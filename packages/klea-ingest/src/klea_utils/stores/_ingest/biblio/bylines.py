@@ -66,7 +66,9 @@ def find_title_and_authors(text: str) -> tuple[str | None, list[str]]:
     """From the top of page one: the first non-banner line, and a name line right below it.
 
     A byline (:func:`parse_byline`) is never the title; one right below the title gives
-    the authors, and a first line joining title and byline gives both.
+    the authors, and a first line joining title and byline gives both. A line in capitals
+    without initials below the title is no byline (a heading, a picture's caption: ``THEY
+    TIP-TOED ALONG``), as under :mod:`.under_title`.
     """
     lines = top_lines(text)
     for index, line in enumerate(lines):
@@ -80,6 +82,8 @@ def find_title_and_authors(text: str) -> tuple[str | None, list[str]]:
             title, index = f"{title} {lines[index + 1]}", index + 1
         authors: list[str] = []
         for follow in lines[index + 1 : index + 3]:
+            if follow.isupper() and not re.search(r"\b[A-Z]\.", follow):
+                continue  # capitals without initials: a heading or a caption ("THEY TIP-TOED")
             below = parse_byline(follow)
             names = below.authors if below is not None else names_in_line(follow)
             if names and all(

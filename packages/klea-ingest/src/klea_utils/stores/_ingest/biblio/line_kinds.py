@@ -48,16 +48,20 @@ def is_label_line(line: str) -> bool:
 
 
 _DOT_LEADER_RE = re.compile(r"(?:\.\s?){4,}|\u2026")
+# A notice behind a line number (a printed source listing: "2 Copyright 2018 The Authors").
+_NUMBERED_NOTICE_RE = re.compile(r"^\d{1,5}\s+(?:copyright\b|\u00a9|\(c\)\s|licensed\b)", re.I)
 
 
 def never_title(line: str) -> bool:
     """Whether ``line`` can never be a title.
 
-    Boilerplate (:func:`is_banner`), a section heading, a field label, or a line of a
-    table of contents (a dot leader: ``MAIN GAME ........ 6``).
+    Boilerplate (:func:`is_banner`), a section heading, a field label, a line of a
+    table of contents (a dot leader: ``MAIN GAME ........ 6``), or a copyright or licence
+    notice behind a line number.
     """
     return (
         is_banner(line)
+        or bool(_NUMBERED_NOTICE_RE.match(line.lstrip("#").strip()))
         or is_section_heading(line)
         or is_label_line(line)
         or bool(_DOT_LEADER_RE.search(line))

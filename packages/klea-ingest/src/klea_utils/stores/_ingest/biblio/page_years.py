@@ -3,10 +3,15 @@
 Page one states its year in a few places a reader trusts, in this order:
 
 1. ``published``, a journal line (``Clinical Science (2014) 126``, ``Vol. 29 No. 2, 2007``,
-   ``Volume 2010, Article ID``), a copyright line;
+   ``Volume 2010, Article ID``), a copyright line, an edition statement near the top or
+   the foot (``（2020 年版）``, ``2019 Edition``);
 2. a date on its own near the top or at the foot of the page (``November 1, 2000``,
    ``July 2006``, ``20 décembre 2022``, ``Date : 20-10-2009``, ``KDD '22, August 14-18, 2022``);
-3. ``accepted``, ``received``, ``submitted``.
+3. ``accepted``, ``received``, ``submitted``;
+4. where none of these is printed, a year the title itself names (``2012 BETTER VARIETIES
+   Harvest Report``, ``... Copyright Act of 1998``, ``الانتخابات التشريعية 2014``): the
+   title says which year the document is of (:func:`title_year`; never a year to come, as
+   a plan's ``Vision 2030``).
 
 A year in body prose (``introduced by IBM in 1935``, ``(Riloff, 1996)``, a footnote's
 ``examples are Sutton (1991)``) is never taken, nor the date of a rule a regulation's
@@ -22,7 +27,7 @@ from __future__ import annotations
 import datetime
 import re
 
-__all__ = ["arxiv_id", "arxiv_year", "page_year"]
+__all__ = ["arxiv_id", "arxiv_year", "page_year", "title_year"]
 
 _MONTHS = (
     r"jan(?:uary|vier|uar)?|feb(?:ruary|braio)?|f[eé]vrier|mar(?:ch|s|zo)?|m[aä]rz|"
@@ -45,6 +50,13 @@ _LABELLED_DATE_RE = re.compile(
 )
 _PUBLISHED_RE = re.compile(rf"\bpublished\b[^\n]{{0,25}}?\b{_YEAR}\b", re.IGNORECASE)
 _COPYRIGHT_RE = re.compile(rf"(?:\u00a9|\(c\)|\bcopyright\b)\D{{0,20}}{_YEAR}\b", re.IGNORECASE)
+_EDITION_RE = re.compile(
+    rf"{_YEAR}\s*(?:\u5e74\u7248|\u5e74\u5ea6\u7248|edition\b|\u00e9dition\b|edici\u00f3n\b)"
+    rf"|\b(?:edition|\u00e9dition|edici\u00f3n)\s+{_YEAR}\b",
+    re.IGNORECASE,
+)
+"""An edition statement: ``（2020 年版）`` (the 2020 edition), ``2019 Edition``, ``Edition
+2021``: the year of the edition printed."""
 _LATER_RE = re.compile(
     rf"\b(?:accepted|received|submitted)\b[^\n]{{0,30}}?\b{_YEAR}\b", re.IGNORECASE
 )
@@ -150,6 +162,7 @@ def _page_year(text: str) -> int | None:
         or _journal_year(edges)
         or _first(_VOLUME_RE, edges)
         or _first(_COPYRIGHT_RE, text)
+        or _first(_EDITION_RE, edges)
         or _first(_DATE_RE, edges)
         or _first(_LABELLED_DATE_RE, edges)
         or _first(_LATER_RE, text)
@@ -166,3 +179,15 @@ def page_year(text: str, file_name: str = "") -> int | None:
     if year is not None and first_version <= year <= first_version + 2:
         return year
     return first_version
+
+
+_TITLE_YEAR_RE = re.compile(rf"(?<![\w.\-/]){_YEAR}(?![\w.\-/])")
+
+
+def title_year(title: str) -> int | None:
+    """The one year ``title`` names as a word of its own, if it names one and it is past."""
+    years = {int(y) for y in _TITLE_YEAR_RE.findall(title)}
+    if len(years) != 1:
+        return None
+    year = years.pop()
+    return year if 1800 <= year <= datetime.date.today().year else None

@@ -10,7 +10,9 @@ and reads the first of the few lines below it that is a byline:
 - a line whose items are all names once affiliation marks are dropped
   (``Ivan Rodriguez Montoya∗ † and Tonatiuh Matos Chassin∗ ‡``, ``Rob Pike``); a line in
   capitals only with initials (``R. K. ANDJUS``), since a heading in capitals reads as
-  names (``LEGAL HISTORY AND TRADITIONS``).
+  names (``LEGAL HISTORY AND TRADITIONS``);
+- lines of one Han-script name each, family and given name apart by a space (``新山 祐介``);
+  a title in a script written without spaces is found on the page letter by letter.
 
 A line that opens the text (an abstract, a section heading, a sentence) ends the search: a
 name further down is no byline. Nothing is returned rather than a guess.
@@ -39,6 +41,10 @@ _BELOW = 4
 """Lines below the title searched for the byline (a slide's subtitle, a formula's debris)."""
 _MARKS_RE = re.compile(r"[\d*+#$\u2217\u2020\u2021\u00a7]+|\(\s*\)")
 _SENTENCE_RE = re.compile(r"[.!?]\s*$")
+_HAN = "\u3005\u4e00-\u9fff"
+_CJK_NAME_RE = re.compile(rf"^[{_HAN}]{{1,2}}\u3005?[ \u3000][{_HAN}\u3040-\u30ff]{{1,3}}$")
+"""A family name of one or two Han glyphs (``佐々木``'s iteration mark allowed), a space,
+a given name of one to three: longer runs either side are words, not a name."""
 
 
 def _title_span(lines: list[str], title: str) -> tuple[int, int] | None:
@@ -58,7 +64,34 @@ def _title_span(lines: list[str], title: str) -> tuple[int, int] | None:
             got, end = got + len(more), end + 1
         if got == len(want) or (got >= 3 and end - first >= 1 and got >= 0.6 * len(want)):
             return first, end
+    return _unspaced_title_span(lines, "".join(want))
+
+
+def _unspaced_title_span(lines: list[str], flat: str) -> tuple[int, int] | None:
+    """The title's lines compared letter by letter: a title in a script written without
+    spaces is one word, broken anywhere over its lines (``コンパラブルな新聞記事からの`` /
+    ``固有表現の発見``)."""
+    for first in range(len(lines)):
+        seen = ""
+        for end in range(first, min(first + _BELOW, len(lines))):
+            seen += "".join(fold_words(lines[end]))
+            if not seen or not flat.startswith(seen):
+                break
+            if seen == flat:
+                return first, end + 1
     return None
+
+
+def _cjk_names(lines: list[str]) -> list[str]:
+    """Names in Han script, one a line, family and given name apart by a space (``新山 祐介``
+    / ``関根 聡``): the byline of a Japanese or Chinese page, which has no capitals to read."""
+    names: list[str] = []
+    for line in lines:
+        bare = _MARKS_RE.sub("", line).strip()
+        if not _CJK_NAME_RE.match(bare):
+            break
+        names.append(bare)
+    return names
 
 
 def _names(line: str) -> list[str]:
@@ -97,10 +130,11 @@ def authors_under_title(page_text: str, title: str) -> list[str]:
     span = _title_span(lines, title)
     if span is None:
         return []
-    for line in lines[span[1] : span[1] + _BELOW]:
+    below = lines[span[1] : span[1] + _BELOW]
+    for index, line in enumerate(below):
         if _opens_text(line):
             return []
-        names = _names(line)
+        names = _names(line) or _cjk_names(below[index:])
         if names:
             return names
     return []

@@ -1,6 +1,11 @@
 """In-text callouts linked to the reference entries they name, with the citing sentence.
 
 Bracketed callouts name numbers or labels: ``[3]``, ``[3-5, 9]``, ``[BBCMW98, CB97]``;
+raised callouts name numbers of a numbered list in superscript digits (``before³``,
+``space¹,²``, ``fields⁴⁻⁶``), and are read only in a paper whose text links no bracketed
+or author-year callout (there, raised digits are footnote marks), only when every number
+of the run is an entry of the list, and only after a word or a closing mark (the line
+reader leaves an exponent after a letter or a digit as it is);
 author-year callouts name a first author and a year, in parentheses
 (``(Smith et al., 2020; Lee, 2019a)``) or in the sentence (``Smith and Lee (2020a)``). A
 callout is linked only to an entry of this paper's list that it names unambiguously; the
@@ -36,6 +41,17 @@ class CitationContext:
 
 
 _BRACKETS = re.compile(r"\[([^\[\]\n]{1,120})\]")
+_SUP = "\u2070\u00b9\u00b2\u00b3\u2074-\u2079"
+_RAISED = re.compile(
+    rf"(?:(?<=[^\W\d_]{{2}})|(?<=[.,;:)\u201d\u2019]))([{_SUP}]+(?:[,\u207b][{_SUP}]+)*)"
+)
+"""A run of superscript digits after a word or a closing mark, as the PDF line reader
+writes a raised run (:mod:`klea_utils.stores._ingest.pdf.raised_digits`)."""
+_PLAIN = str.maketrans(
+    "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b", "0123456789-"
+)
+_MIN_RAISED_LIST = 3
+"""A list this long at least: a footnote mark in a paper with one or two entries is no call."""
 _RANGE = re.compile(r"^(\d{1,4})\s*[\-\u2013\u2014]\s*(\d{1,4})$")
 _PARTICLE = r"(?:[Dd]e|[Vv]an|[Vv]on|[Dd]er|[Dd]a|[Dd]i|[Ll]e|[Ll]a|[Dd]u)\s"
 _SURNAME = rf"(?:{_PARTICLE})*[A-Z\u00c0-\u024f][\w'\u2019\-]+"
@@ -56,13 +72,37 @@ def find_callouts(body: str, references: Sequence[ParsedReference]) -> list[Cita
     by_label = {r.label: index for index, r in enumerate(references) if r.label}
     by_author_year = _author_year_index(references)
     contexts: list[CitationContext] = []
-    for paragraph in re.split(r"\n\s*\n", body):
-        for sentence in split_sentences(" ".join(paragraph.split())):
-            if by_label:
-                contexts.extend(_bracketed(sentence, by_label))
-            if by_author_year:
-                contexts.extend(_author_year(sentence, by_author_year))
+    sentences = [
+        sentence
+        for paragraph in re.split(r"\n\s*\n", body)
+        for sentence in split_sentences(" ".join(paragraph.split()))
+    ]
+    for sentence in sentences:
+        if by_label:
+            contexts.extend(_bracketed(sentence, by_label))
+        if by_author_year:
+            contexts.extend(_author_year(sentence, by_author_year))
+    if not contexts and _numbered(by_label):
+        for sentence in sentences:
+            contexts.extend(_raised(sentence, by_label))
     return contexts
+
+
+def _numbered(by_label: dict[str, int]) -> bool:
+    """Whether the list is numbered 1, 2, 3, ... (the labels a raised callout can name)."""
+    return len(by_label) >= _MIN_RAISED_LIST and all(label.isdigit() for label in by_label)
+
+
+def _raised(sentence: str, by_label: dict[str, int]) -> list[CitationContext]:
+    """Raised-digit callouts (``before³``, ``space¹,²``, ``fields⁴⁻⁶``) whose every number
+    is an entry of the numbered list."""
+    found: list[CitationContext] = []
+    for match in _RAISED.finditer(sentence):
+        plain = match.group(1).translate(_PLAIN)
+        labels = _labels(plain.replace("-", "\u2013"), by_label)
+        for label in labels:
+            found.append(CitationContext(by_label[label], match.group(0), sentence))
+    return found
 
 
 def _bracketed(sentence: str, by_label: dict[str, int]) -> list[CitationContext]:

@@ -88,7 +88,8 @@ def _numbered_brackets(text: str) -> list[tuple[int, int, str]]:
 
 
 def _dotted_numbers(text: str) -> list[tuple[int, int, str]]:
-    return _sequence(text, r"(?:^|(?<=[.\n]\s)|(?<=\n))\(?{n}[.)]\s+(?=[^\d\s])")
+    # a text layer can put a blank after a narrow "1" glyph ("1 . Smith, J.")
+    return _sequence(text, r"(?:^|(?<=[.\n]\s)|(?<=\n))\(?{n} ?[.)]\s+(?=[^\d\s])")
 
 
 def _superscripts(text: str) -> list[tuple[int, int, str]]:

@@ -31,6 +31,7 @@ from klea_utils.stores._ingest.pdf.pdf_chars import (
 )
 from klea_utils.stores._ingest.pdf.pdf_frames import Frame, dominant_quarter
 from klea_utils.stores._ingest.pdf.pdf_images import MIN_SCAN_COVER, image_cover
+from klea_utils.stores._ingest.pdf.raised_digits import raise_callout_digits
 from klea_utils.stores._ingest.pdf.text_quality import MIN_PAGE_CHARS
 from klea_utils.stores._ingest.pdf.text_scripts import UNSPACED_GAP_EM, is_fullwidth, word_gap_em
 
@@ -241,6 +242,8 @@ def _line(chars: list[PdfChar], page_no: int, frames: list[Frame], quarter: int)
     italic = sum(bool(f and f.italic) for f in fonts) >= 0.8 * len(real)
     smallcaps = sum(bool(f and f.smallcaps) for f in fonts) >= 0.6 * len(real)
     rtl = has_rtl("".join(c.text for c in real))
+    if not rtl:
+        chars = raise_callout_digits(chars, size)
     if rtl:
         text, gaps, cells, tight_cells = _assemble_rtl(chars, size)
     else:

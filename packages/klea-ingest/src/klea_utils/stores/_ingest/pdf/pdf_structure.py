@@ -182,6 +182,8 @@ def _title_lines(page: PageLines, body: float) -> list[Line]:
     first = page.lines.index(chosen[0])
     block = [chosen[0]]
     for ln in page.lines[first + 1 :]:
+        if _beside(block[0], ln):
+            continue  # a heading of the next column on the title's row (two side by side)
         if _runs_on(block[-1], ln, biggest, body):
             block.append(ln)
         elif (
@@ -200,6 +202,14 @@ def _title_lines(page: PageLines, body: float) -> list[Line]:
     ):
         block.insert(0, before)
     return block
+
+
+def _beside(first: Line, line: Line) -> bool:
+    """Whether ``line`` stands in another column than the title's first line: no part of
+    them over each other, a word space or more apart, and ``line`` starts no lower than the
+    title's line ends (a Korean brochure's two headings, each over two lines)."""
+    apart = line.x0 > first.x1 + 0.5 * first.size or line.x1 < first.x0 - 0.5 * first.size
+    return apart and line.top < first.bottom + 1.5 * first.size
 
 
 def _runs_on(last: Line, line: Line, biggest: float, body: float) -> bool:
