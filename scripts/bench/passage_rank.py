@@ -11,12 +11,13 @@ answers: fused by ``rrf_merge``, optionally re-scored by
 union of the legs' top ``k``, recency blend, widened with neighbours. Printed per system
 (all legs fused, each leg alone): answer@1 and @3, with wall and CPU time per question of
 the re-scoring alone (with the read of the pool's stored vectors). ``baseline`` is the
-pipeline before the work (each leg ``k`` deep, no re-scoring); ``focus without pairs or
-scope clause`` is the focus before its fifth round (no word pairs, no leading clause read
-as naming the document), and the two rows after it take one of them away; ``focus,
-document-naming words in full`` is the focus before the question words that name a
-passage's document were scaled down (scope clause included); ``focus + stored vectors`` blends the pooled passages' stored-vector
-cosine into the focus; the other rows are re-scoring settings, ``--grid`` tries many.
+pipeline before the work (each leg ``k`` deep, no re-scoring); ``focus without pairs,
+scope clause or answer kind`` is the focus before its fifth round (no word pairs, no
+leading clause read as naming the document, no asked kind of value), and the rows after
+it take one of them away; ``focus, document-naming words in full`` is the focus before
+the question words that name a passage's document were scaled down (scope clause
+included); ``focus + stored vectors`` blends the pooled passages' stored-vector cosine
+into the focus; the other rows are re-scoring settings, ``--grid`` tries many.
 The stored vectors re-score a system only when it has the vector leg (BM25 alone reads
 words only, as klea-retrieve with BM25 stores alone).
 """
@@ -108,9 +109,10 @@ def settings_to_try(grid: bool, pool: int) -> list[Setting]:
         Setting("baseline", None),
         Setting("focus (defaults)", FocusParams()),
         Setting(
-            "focus without pairs or scope clause",
-            FocusParams(phrase_share=0.0, scope_clause=False),
+            "focus without pairs, scope clause or answer kind",
+            FocusParams(phrase_share=0.0, scope_clause=False, answer_share=0.0),
         ),
+        Setting("focus without answer kind", FocusParams(answer_share=0.0)),
         Setting("focus without word pairs", FocusParams(phrase_share=0.0)),
         Setting("focus without scope clause", FocusParams(scope_clause=False)),
         Setting("focus, document-naming words in full", FocusParams(identity_weight=1.0)),

@@ -31,6 +31,8 @@ question's *distinguishing* words stand together. This pass looks at that place:
    focus, as sequential-dependence models of IR weigh ordered pairs.
 8. A leading clause that says where to look ("In the X report, ...") names the
    document: its words weigh as a title's words do under point 5, in every passage.
+9. A question that asks for a kind of value (a percentage, a sum of money, a year, a
+   number) gives ``answer_share`` of the focus to the passages that hold one.
 
 Numbers and units are matched as such: a number word up to twenty reads as its digits
 ("five" matches "5"), and ``%``, ``$`` and ``°`` read as "percent", "dollar" and
@@ -52,6 +54,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from klea_utils.stores._retrieval.answer_kind import asked_kind, holds_kind
 from klea_utils.stores._retrieval.query_words import LEXICAL_STOPWORDS
 from klea_utils.stores.text import normalize_text
 from langchain_core.documents import Document
@@ -131,6 +134,11 @@ class FocusParams:
             also uses, weigh ``identity_weight`` as much in every passage, as the words
             of the document's title and authors do. They picked the document and say
             nothing about the place in it.
+        answer_share: Share of the focus that goes to passages holding a value of the
+            kind the question asks for ("what share" a percentage, "how much money" a
+            sum, "which year" a year, "how many" a number; see
+            :mod:`~klea_utils.stores._retrieval.answer_kind`). A question that asks for
+            no kind is scored without it (0 turns it off).
     """
 
     pool: int = 20
@@ -144,6 +152,7 @@ class FocusParams:
     phrase_share: float = 0.2
     phrase_gap: int = 1
     scope_clause: bool = True
+    answer_share: float = 0.2
 
     def __post_init__(self) -> None:
         if self.pool < 1 or self.window < 1 or self.phrase_gap < 1:
@@ -151,7 +160,14 @@ class FocusParams:
                 "pool, window and phrase_gap must be >= 1, "
                 f"got {self.pool}, {self.window}, {self.phrase_gap}"
             )
-        for name in ("weight", "window_share", "vector_share", "identity_weight", "phrase_share"):
+        for name in (
+            "weight",
+            "window_share",
+            "vector_share",
+            "identity_weight",
+            "phrase_share",
+            "answer_share",
+        ):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within [0, 1], got {value!r}")
@@ -258,6 +274,7 @@ def focus_scores(
     leads = lead_words if lead_words is not None else [0] * len(texts)
     names = identities if identities is not None else [frozenset()] * len(texts)
     pairs = question_pairs(question) if params.phrase_share else []
+    kind = asked_kind(question) if params.answer_share else None
     scores = []
     for hits, terms_of, lead, key, name in zip(found, held, leads, keys, names, strict=True):
         weights = _discounted(group_weights[key], name, params.identity_weight)
@@ -273,6 +290,12 @@ def focus_scores(
             all_pairs = sum(pair_weight.values()) or 1.0
             score = (1.0 - params.phrase_share) * score + params.phrase_share * joined / all_pairs
         scores.append(score)
+    if kind is not None:
+        share = params.answer_share
+        scores = [
+            (1.0 - share) * score + share * holds_kind(text, kind)
+            for score, text in zip(scores, texts, strict=True)
+        ]
     return scores
 
 
