@@ -6,7 +6,7 @@
   rebuilds, Ray builds and local builds store the same vectors.
 - By default its int8 variant writes the vectors (``onnxruntime-int8``: :mod:`.int8_minilm`,
   quantised once and cached beside the fp32 export; mean cosine 0.997 to fp32 on real
-  chunks at about 0.75x its CPU). Its activations are quantised with scales taken from the
+  chunks at about 0.7x its CPU). Its activations are quantised with scales taken from the
   tensor they scale, which is one text's alone. ``KLEA_ONNX_DOCUMENTS=fp32`` embeds with
   the fp32 export instead (``onnxruntime-fp32``:
   :class:`~klea_utils.stores.onnx_minilm.OnnxMiniLMEmbeddings`, within cosine 0.999 of
