@@ -33,6 +33,11 @@ Variants (the thread count is set in code to the cores this process may use,
 - ``int8-u8-ffn-fp32``: ``int8-u8`` with every layer's feed-forward down projection (its
   input is the GELU output, whose outliers per-tensor activation scales lose) in fp32.
 
+- ``ort-all-per-text`` and ``int8-u8-ffn-fp32-per-text``: one text per onnxruntime run
+  (no padding; int8 then scales a text's activations by that text alone, so its vector does
+  not depend on its neighbours). ``int8-u8-ffn-fp32-per-text`` is the build's default since
+  issue 40's third round (``document_embedder.TEXTS_PER_RUN``).
+
 ``--variants`` picks some (comma-separated). The figures for docs/benchmarks.md come
 from a quiet machine; on a loaded one CPU time is the figure to trust, not wall time.
 """
@@ -63,6 +68,8 @@ VARIANTS = (
     "int8-s8",
     "int8-u8",
     "int8-u8-ffn-fp32",
+    "ort-all-per-text",
+    "int8-u8-ffn-fp32-per-text",
 )
 
 
@@ -95,11 +102,13 @@ def _torch_embedder(threads: int) -> Callable[[list[str]], list[list[float]]]:
 
 
 def _ort_embedder(
-    path: Path, level: str, threads: int, *, sort: bool
+    path: Path, level: str, threads: int, *, sort: bool, batch_size: int = 32
 ) -> Callable[[list[str]], list[list[float]]]:
     from klea_utils.stores.onnx_minilm import OnnxMiniLMEmbeddings
 
-    model = OnnxMiniLMEmbeddings(path, threads=threads, optimization=level, sort_by_length=sort)
+    model = OnnxMiniLMEmbeddings(
+        path, threads=threads, optimization=level, sort_by_length=sort, batch_size=batch_size
+    )
     return model.embed_documents
 
 
@@ -166,12 +175,16 @@ def main() -> None:
     for name in ["torch", *[w for w in wanted if w != "torch"]]:
         if name == "torch":
             embed = _torch_embedder(threads)
+        elif name == "ort-all-per-text":
+            embed = _ort_embedder(fp32, "all", threads, sort=True, batch_size=1)
         elif name.startswith("ort-"):
             level = name.split("-")[1]
             embed = _ort_embedder(fp32, level, threads, sort=name.endswith("-sorted"))
         else:
-            path = _int8_export(fp32, scratch / f"{name}.onnx", name)
-            embed = _ort_embedder(path, "all", threads, sort=True)
+            per_text = name.endswith("-per-text")
+            quantised = name.removesuffix("-per-text")
+            path = _int8_export(fp32, scratch / f"{quantised}.onnx", quantised)
+            embed = _ort_embedder(path, "all", threads, sort=True, batch_size=1 if per_text else 32)
         vectors, wall, cpu = _measure(name, embed, texts)
         if reference is None:
             reference, torch_cpu = vectors, cpu

@@ -203,13 +203,15 @@ class VectorCache:
         self.table: dict[str, np.ndarray] = {}
 
     def _document_vectors(self, texts: list[str]) -> np.ndarray:
+        from klea_utils.stores._ingest.store.document_embedder import TEXTS_PER_RUN
         from klea_utils.stores._ingest.store.int8_minilm import quantize_minilm_int8
         from klea_utils.stores.onnx_minilm import OnnxMiniLMEmbeddings, export_minilm_onnx
 
         path = export_minilm_onnx()
         if self.documents == "onnx-int8":
             path = quantize_minilm_int8(path)
-        return np.asarray(OnnxMiniLMEmbeddings(path).embed_documents(texts), dtype=np.float32)
+        embedder = OnnxMiniLMEmbeddings(path, batch_size=TEXTS_PER_RUN)  # as the build runs it
+        return np.asarray(embedder.embed_documents(texts), dtype=np.float32)
 
     def _encoder(self) -> Any:
         if self._model is None:
@@ -223,7 +225,9 @@ class VectorCache:
         texts = list(texts)
         key = hashlib.sha256("\x00".join(texts).encode("utf-8")).hexdigest()[:16]
         other = label.endswith("-docs") and self.documents != "torch"
-        variant = f"-{self.documents}" if other else ""
+        # "-1": one text per run, as builds embed since issue 40's per-text int8 (the cache of
+        # batched int8 vectors, which depend on their batch, is not reused).
+        variant = f"-{self.documents}-1" if other else ""
         path = CACHE / f"quality-{label}-minilm{variant}-{key}.npy"
         if path.exists():
             vectors = np.load(path)

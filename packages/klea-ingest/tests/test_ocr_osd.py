@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from klea_utils.stores._ingest.pdf.ocr_orientation import osd_turn
+from klea_utils.stores._ingest.pdf.ocr_orientation import osd_turn, read_upright
 from klea_utils.stores._ingest.pdf.ocr_osd import OsdReport, detect, known_report, parse_report
 from PIL import Image, ImageDraw, ImageFont
 from realpapers import needs_tesseract
@@ -62,3 +62,34 @@ def test_an_unreadable_image_has_no_report(tmp_path: Path) -> None:
     junk.write_bytes(b"not an image")
     assert detect(junk) is None
     assert known_report(tmp_path / "missing.png") is None
+
+
+def _tesseract_tsv(path: Path) -> str:
+    import os
+    import subprocess
+
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    cmd = ["tesseract", str(path), "stdout", "-l", "eng", "tsv"]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout
+
+
+@needs_tesseract
+def test_the_page_goes_to_tesseract_uncompressed_and_reads_as_its_png(tmp_path: Path) -> None:
+    """Issue 40: the page images are PGM (no zlib work on either side), the same pixels as
+    the PNG they were, so tesseract's reading is the same, turn included."""
+    image = Image.open(_image(tmp_path / "sheet.png", 180))
+    image.load()
+    seen: list[Path] = []
+
+    def read(path: Path) -> str:
+        seen.append(path)
+        return _tesseract_tsv(path)
+
+    tsv, upright, turn = read_upright(image, tmp_path, read)
+    assert turn == 180
+    assert [p.suffix for p in seen] == [".pgm", ".pgm"]
+    assert Image.open(seen[0]).tobytes() == image.tobytes()
+    png = tmp_path / "upright.png"
+    upright.save(png)
+    assert _tesseract_tsv(png) == tsv
+    assert "wrong" in tsv

@@ -1,15 +1,17 @@
 """The build's document embedder: which one writes the vectors, on which device, how wide.
 
-- The packaged MiniLM on the CPU runs through onnxruntime (``onnxruntime-fp32``:
-  :class:`~klea_utils.stores.onnx_minilm.OnnxMiniLMEmbeddings` over the ONNX export, made
-  once and cached like the query export), its threads set to the cores this process may
-  use. Its vectors agree with torch's within cosine 0.999, so a collection may hold
-  vectors of both and queries embedded either way find the same chunks.
-- ``KLEA_ONNX_DOCUMENTS=int8`` embeds the packaged MiniLM's documents with its int8
-  variant instead (``onnxruntime-int8``: :mod:`.int8_minilm`, quantised once and cached
-  beside the fp32 export; mean cosine 0.997 to fp32 at about 0.75x its CPU). Not the
-  default: its activations are quantised per batch, so a chunk's vector depends slightly
-  on the chunks embedded with it. Queries keep the fp32 export.
+- The packaged MiniLM on the CPU runs through onnxruntime, its threads set to the cores
+  this process may use, **one text per run** (:data:`TEXTS_PER_RUN`): no padding, and a
+  chunk's vector depends only on its text, never on the chunks embedded beside it, so
+  rebuilds, Ray builds and local builds store the same vectors.
+- By default its int8 variant writes the vectors (``onnxruntime-int8``: :mod:`.int8_minilm`,
+  quantised once and cached beside the fp32 export; mean cosine 0.997 to fp32 on real
+  chunks at about 0.7x its CPU). Its activations are quantised with scales taken from the
+  tensor they scale, which is one text's alone. ``KLEA_ONNX_DOCUMENTS=fp32`` embeds with
+  the fp32 export instead (``onnxruntime-fp32``:
+  :class:`~klea_utils.stores.onnx_minilm.OnnxMiniLMEmbeddings`, within cosine 0.999 of
+  torch). Either way queries keep the fp32 export, and a collection may hold vectors of
+  every variant: queries embedded any way find the same chunks.
 - Every other model, any CUDA or MPS device, ``KLEA_ONNX_DOCUMENTS=0``, or a machine
   without onnxruntime runs sentence-transformers on torch (``torch``), the last with a
   log line saying so. On the CPU torch's thread count is set here too (never through
@@ -44,6 +46,7 @@ from langchain_core.embeddings import Embeddings
 
 __all__ = [
     "ONNX_DOCUMENTS_ENV_VAR",
+    "TEXTS_PER_RUN",
     "VARIANT_ONNX",
     "VARIANT_ONNX_INT8",
     "VARIANT_TORCH",
@@ -56,11 +59,15 @@ __all__ = [
 
 ONNX_DOCUMENTS_ENV_VAR = "KLEA_ONNX_DOCUMENTS"
 """Which embedder writes the packaged MiniLM's document vectors on the CPU: ``0`` torch,
-``int8`` the int8 onnxruntime variant, unset (or ``1``, ``fp32``) the fp32 onnxruntime one."""
+``fp32`` the fp32 onnxruntime export, unset (or ``1``, ``int8``) its int8 variant."""
 
 VARIANT_ONNX = "onnxruntime-fp32"
 VARIANT_ONNX_INT8 = "onnxruntime-int8"
-_ONNX_CHOICES = {"1": VARIANT_ONNX, "fp32": VARIANT_ONNX, "int8": VARIANT_ONNX_INT8}
+_ONNX_CHOICES = {"1": VARIANT_ONNX_INT8, "int8": VARIANT_ONNX_INT8, "fp32": VARIANT_ONNX}
+TEXTS_PER_RUN = 1
+"""Texts per onnxruntime run of a build's documents: one, so a vector depends on its text
+only (dynamic int8 scales its activations per run) and nothing is padded; on real chunks
+it also costs less CPU than sorted batches of 32 (``scripts/bench/embedder.py``)."""
 VARIANT_TORCH = "torch"
 
 _PACKAGED_KEY = "huggingface:all-MiniLM-L6-v2"
@@ -136,7 +143,7 @@ def _onnx_embedder(variant: str) -> DocumentEmbedder:
     path = export_minilm_onnx()
     if variant == VARIANT_ONNX_INT8:
         path = quantize_minilm_int8(path)
-    return DocumentEmbedder(OnnxMiniLMEmbeddings(path), variant)
+    return DocumentEmbedder(OnnxMiniLMEmbeddings(path, batch_size=TEXTS_PER_RUN), variant)
 
 
 def load_document_embedder(spec: str, device: str, logger: logging.Logger) -> DocumentEmbedder:
