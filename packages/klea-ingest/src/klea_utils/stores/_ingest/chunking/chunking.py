@@ -100,9 +100,11 @@ def embedding_max_tokens(embedding_model: str) -> int | None:
     """Return how many tokens the embedding model reads, when it can be told offline.
 
     MiniLM models read 256; a local sentence-transformers folder states its
-    ``max_seq_length``; anything else is unknown (``None``).
+    ``max_seq_length``; anything else is unknown (``None``). ``use:multilingual-v3`` reads
+    any length, but its chunks are cut as the packaged MiniLM's (:func:`tokenizer_for`), so
+    a library's chunks and their cache do not depend on which of the two embeds them.
     """
-    if "minilm" in embedding_model.lower():
+    if "minilm" in embedding_model.lower() or _is_use(embedding_model):
         return MINILM_MAX_TOKENS
     location = embedding_model.split(":", 1)[-1]
     config = Path(location) / "sentence_bert_config.json"
@@ -116,9 +118,12 @@ def tokenizer_for(embedding_model: str) -> str:
     """Return the tokenizer that counts chunks for ``embedding_model`` (``provider:model``).
 
     The packaged MiniLM resolves to its folder (offline); another Hugging Face model to
-    its id or path; an Ollama model to :data:`OLLAMA_TOKENIZER`.
+    its id or path; an Ollama model to :data:`OLLAMA_TOKENIZER`; ``use:multilingual-v3``,
+    whose SentencePiece pieces are no budget anyone reads, to the packaged MiniLM's (offline).
     """
     provider, _, model = embedding_model.partition(":")
+    if _is_use(embedding_model):
+        provider, model = "huggingface", "all-MiniLM-L6-v2"
     if provider != "huggingface" or not model:
         return OLLAMA_TOKENIZER
     if model.endswith(":local"):
@@ -129,6 +134,10 @@ def tokenizer_for(embedding_model: str) -> str:
         except ImportError:
             return "sentence-transformers/all-MiniLM-L6-v2"
     return model
+
+
+def _is_use(embedding_model: str) -> bool:
+    return embedding_model.partition(":")[0] == "use"
 
 
 def resolve_max_tokens(embedding_model: str, max_tokens: int | None, *, force: bool = False) -> int:

@@ -10,6 +10,9 @@
   beside the fp32 export; mean cosine 0.997 to fp32 at about 0.75x its CPU). Not the
   default: its activations are quantised per batch, so a chunk's vector depends slightly
   on the chunks embedded with it. Queries keep the fp32 export.
+- ``use:multilingual-v3`` runs its own numpy forward pass on the CPU, whatever the device
+  (``numpy``: :class:`~klea_utils.stores.use_multilingual.UseMultilingualEmbeddings`, its
+  BLAS threads set to the process's cores); torch is not imported for it.
 - Every other model, any CUDA or MPS device, ``KLEA_ONNX_DOCUMENTS=0``, or a machine
   without onnxruntime runs sentence-transformers on torch (``torch``), the last with a
   log line saying so. On the CPU torch's thread count is set here too (never through
@@ -40,10 +43,12 @@ from klea_utils.stores.onnx_minilm import (
     onnx_runtime_available,
 )
 from klea_utils.stores.packaged_minilm import is_packaged_minilm
+from klea_utils.stores.use_multilingual import USE_PROVIDER
 from langchain_core.embeddings import Embeddings
 
 __all__ = [
     "ONNX_DOCUMENTS_ENV_VAR",
+    "VARIANT_NUMPY",
     "VARIANT_ONNX",
     "VARIANT_ONNX_INT8",
     "VARIANT_TORCH",
@@ -62,6 +67,7 @@ VARIANT_ONNX = "onnxruntime-fp32"
 VARIANT_ONNX_INT8 = "onnxruntime-int8"
 _ONNX_CHOICES = {"1": VARIANT_ONNX, "fp32": VARIANT_ONNX, "int8": VARIANT_ONNX_INT8}
 VARIANT_TORCH = "torch"
+VARIANT_NUMPY = "numpy"
 
 _PACKAGED_KEY = "huggingface:all-MiniLM-L6-v2"
 _BYTES_PER_SEQUENCE = 16 * 2**20
@@ -141,6 +147,8 @@ def _onnx_embedder(variant: str) -> DocumentEmbedder:
 
 def load_document_embedder(spec: str, device: str, logger: logging.Logger) -> DocumentEmbedder:
     """Load the embedder that writes a build's vectors for ``spec`` on ``device``."""
+    if parse_embedding_model(spec).provider == USE_PROVIDER:
+        return DocumentEmbedder(load_embeddings(spec, device="cpu"), VARIANT_NUMPY)
     resolved = embed_device(device)
     variant = _onnx_variant(spec, resolved)
     if variant is not None:
