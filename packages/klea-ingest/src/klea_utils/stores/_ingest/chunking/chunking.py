@@ -62,7 +62,7 @@ DEFAULT_MAX_TOKENS = 450
 DEFAULT_OVERLAP_SENTENCES = 0
 """Sentences repeated from the end of a cut text at the start of its next piece."""
 
-CHUNKING_VERSION = 8
+CHUNKING_VERSION = 9
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
 table cut into pieces repeats its caption and header row in each; 4: PDF chunks carry
 ``regions``, their boxes on the page, and ``page_label``; every chunk carries its
@@ -78,7 +78,10 @@ and each table row's box names that row's text; 8: no blank is put between a ful
 digit or letter and the Han or Kana glyph it touches, ``１回`` no longer ``１ 回``; a title
 block goes on over a line set a little smaller or one broken mid-phrase and takes a lone
 article above it, so the title opening every chunk's heading path can change, and cached
-files read their metadata again, now with the byline under the title)."""
+files read their metadata again, now with the byline under the title; 9: a Latin word with a
+comma, backslash, brace, bar or tilde between its letters, or brackets the wrong way round,
+is a look-alike of another script's glyphs, so a Cyrillic page read as ``PaJ,Qen`` and
+``HMYLL\\eCTBO`` by an old OCR layer is read again by tesseract)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""
