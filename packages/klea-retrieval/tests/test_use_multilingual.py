@@ -4,8 +4,11 @@ stores configuration that names it so queries are embedded by the model that bui
 
 from __future__ import annotations
 
+import json
 import math
 import sys
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from klea_utils.stores.config import RetrieverConfig, configured_embedding_model
@@ -109,3 +112,46 @@ def test_domains_built_with_two_models_are_refused_by_name() -> None:
     config = _config({"papers": USE, "notes": "huggingface:all-MiniLM-L6-v2"})
     with pytest.raises(StoreConfigError, match=r"notes: huggingface.*papers: use"):
         configured_embedding_model(config)
+
+
+def test_klea_serve_embeds_queries_with_the_configured_model(tmp_path: Path) -> None:
+    """``klea-serve --stores-config`` without ``--embedding-model`` takes the file's model;
+    the option still wins over it."""
+    import chromadb
+    from klea_utils.stores.serve.cli import _options
+
+    chromadb.PersistentClient(path=str(tmp_path / "chroma"))  # an empty store is enough
+    config = tmp_path / "stores.json"
+    config.write_text(
+        json.dumps(
+            {
+                "domains": {
+                    "papers": {
+                        "vector_stores": [{"name": "papers", "path": "chroma:chroma"}],
+                        "embedding_model": USE,
+                    }
+                }
+            }
+        )
+    )
+    args = SimpleNamespace(
+        stores_config=config,
+        store=None,
+        bm25_store=None,
+        domain=None,
+        embedding_model=None,
+        rerank=None,
+        top_k=5,
+        fts5_index=None,
+        vectors=None,
+        papers=None,
+        leg_timeout=0,
+        context=None,
+        context_tokens=None,
+        max_body_bytes=1 << 20,
+        max_query_chars=2000,
+        max_concurrent=8,
+    )
+    assert _options(args).embedding_model == USE
+    args.embedding_model = "huggingface:all-MiniLM-L6-v2"
+    assert _options(args).embedding_model == "huggingface:all-MiniLM-L6-v2"
