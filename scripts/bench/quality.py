@@ -24,6 +24,10 @@ cached under ``scripts/bench/.cache/`` keyed by a hash of the texts; the pipelin
 them through a caching LangChain ``Embeddings`` (Chroma) and a caching ``AsyncEmbedder``
 (sci-etl queries), and the sci-etl memory gets ``EmbeddingChunk`` rows directly.
 
+``--embedder use --klea-only`` (issue 37) embeds documents and queries with the optional
+``use:multilingual-v3`` instead of the packaged MiniLM (cached under ``use``): the klea
+vector and hybrid rows for a library built with the multilingual extra.
+
 ``--multiscript`` (issue 37: English results must not change) measures instead the
 lexical legs with ``MultiscriptTokenizer`` against the unicode61 tokens, in the same run:
 klea's stemmed BM25 with today's tokens and with the Porter-over-unicode61 tokens it had
@@ -71,7 +75,7 @@ from klea_utils.stores.config import (
     RetrieverConfig,
     VectorStoreInfo,
 )
-from klea_utils.stores.embedding_models import load_embeddings
+from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL, load_embeddings
 from klea_utils.stores.pipeline import DEFAULT_FOCUS
 from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager
 from klea_utils.stores.retrieval.vs import VSRetriever
@@ -110,6 +114,8 @@ from sci_etl_core.search.multiscript import MultiscriptTokenizer
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data"
 CACHE = Path(__file__).resolve().parent / ".cache"
+USE_SPEC = "use:multilingual-v3"
+"""``--embedder use``: the multilingual extra's embedder (issue 37)."""
 REPORT = ROOT / "docs" / "benchmarks-quality.md"
 DATASETS = ("scifact", "cranfield", "cisi")
 DISPLAY = {"scifact": "SciFact", "cranfield": "Cranfield", "cisi": "CISI"}
@@ -197,10 +203,20 @@ class VectorCache:
     document variants (issue 40), cached under their own name.
     """
 
-    def __init__(self, documents: str = "torch") -> None:
+    def __init__(self, documents: str = "torch", embedder: str = "minilm") -> None:
         self._model: Any = None
         self.documents = documents
+        self.embedder = embedder
         self.table: dict[str, np.ndarray] = {}
+
+    def _use_vectors(self, texts: list[str]) -> np.ndarray:
+        from klea_utils.stores.use_multilingual import UseMultilingualEmbeddings
+
+        return np.asarray(UseMultilingualEmbeddings().embed_documents(texts), dtype=np.float32)
+
+    def query_model(self) -> Embeddings:
+        """The model that embeds a text the cache does not hold."""
+        return load_embeddings(USE_SPEC if self.embedder == "use" else DEFAULT_EMBEDDING_MODEL)
 
     def _document_vectors(self, texts: list[str]) -> np.ndarray:
         from klea_utils.stores._ingest.store.document_embedder import TEXTS_PER_RUN
@@ -228,12 +244,16 @@ class VectorCache:
         # "-1": one text per run, as builds embed since issue 40's per-text int8 (the cache of
         # batched int8 vectors, which depend on their batch, is not reused).
         variant = f"-{self.documents}-1" if other else ""
-        path = CACHE / f"quality-{label}-minilm{variant}-{key}.npy"
+        if self.embedder == "use":
+            other, variant = False, ""
+        path = CACHE / f"quality-{label}-{self.embedder}{variant}-{key}.npy"
         if path.exists():
             vectors = np.load(path)
         else:
             start, cpu = time.perf_counter(), time.process_time()
-            if other:
+            if self.embedder == "use":
+                vectors = self._use_vectors(texts)
+            elif other:
                 vectors = self._document_vectors(texts)
             else:
                 vectors = (
@@ -355,7 +375,7 @@ class KleaPipeline:
 
     def __init__(self, collection: Collection, cache: VectorCache, folder: Path) -> None:
         logger = logging.getLogger("quality.klea")
-        self.embeddings = CachedEmbeddings(cache, load_embeddings)
+        self.embeddings = CachedEmbeddings(cache, cache.query_model)
         docs = as_documents(collection)
         uri = f"chroma:{folder / 'chroma'}"
         store = instantiate_vector_store(uri, DOMAIN, self.embeddings, logger, create=True)
@@ -954,7 +974,9 @@ def kept_sections(path: Path) -> str:
 
 def main(args: argparse.Namespace) -> None:
     logging.basicConfig(level=logging.WARNING)
-    cache = VectorCache(args.documents)
+    cache = VectorCache(args.documents, args.embedder)
+    if args.embedder != "minilm":  # the rows keep their names: "MiniLM" reads as this model
+        log(f"documents and queries embedded by {USE_SPEC}")
     results, tuning = run(
         args.collections,
         cache,
@@ -968,7 +990,7 @@ def main(args: argparse.Namespace) -> None:
     print(table(results, args.collections))
     print("\n".join(verdicts(results)))
     partial = args.queries or args.klea_only or args.systems or args.multiscript
-    if args.write and not partial and args.documents == "torch":
+    if args.write and not partial and args.documents == "torch" and args.embedder == "minilm":
         results, tuning = merged(results, tuning)
         names = [name for name in DATASETS if any(name in r for r in results.values())]
         REPORT.write_text(
@@ -1025,7 +1047,16 @@ if __name__ == "__main__":
         action="store_false",
         help=f"do not write {REPORT.name} (never written with --queries)",
     )
+    parser.add_argument(
+        "--embedder",
+        choices=("minilm", "use"),
+        default="minilm",
+        help="documents and queries embedded by the packaged MiniLM or by use:multilingual-v3 "
+        "(issue 37; needs the multilingual extra and --klea-only; the report is not written)",
+    )
     arguments = parser.parse_args()
+    if arguments.embedder != "minilm" and not arguments.klea_only:
+        parser.error("--embedder use goes with --klea-only (sci-etl's rows embed with MiniLM)")
     if arguments.lexical_only and not arguments.multiscript:
         parser.error("--lexical-only goes with --multiscript")
     main(arguments)

@@ -33,10 +33,12 @@ SPACED_CODE = (
     "f u nc main ( ) { v a r x i n t ; fmt . P r i n t l n ( x ) }\n"
 ) * 3
 ACRONYMS = "Table K.7 - Encoder test sequence\nEC D MPS CX Qe A C CT ST Bx\n" + PROSE
+PUNCTUATED = "O'Brien's and/or e-mail, U.S.A. (see f(x), log(n) and p. 3); well-known. " * 5
 
 
 @pytest.mark.parametrize(
-    "text", [HEX_TABLE + "\n" + PROSE, CODE_TABLE + "\n" + PROSE, SPACED_CODE, ACRONYMS]
+    "text",
+    [HEX_TABLE + "\n" + PROSE, CODE_TABLE + "\n" + PROSE, SPACED_CODE, ACRONYMS, PUNCTUATED],
 )
 def test_codes_tables_and_code_are_readable(text: str) -> None:
     quality = assess(text)
@@ -48,6 +50,8 @@ def test_codes_tables_and_code_are_readable(text: str) -> None:
     [
         # a Cyrillic page read as Latin by an old OCR layer
         "Hanoroo6no>KeHVIS'I nO,[ITB8p}f{,[I810Ll OT4eCTBO npe.QCT8sneHHH nHCT8X " * 10,
+        # the same, with punctuation for the Cyrillic letters Latin has no look-alike for
+        "PaJ,Qen 3. ~eneeoM liiCnOilb30BaHl-U1 HMYLL\\eCTBO aeHe)f(HbtX IWHe}I{Hble " * 10,
         # Caesar-shifted glyph codes (a font whose codes are not Unicode)
         "Wkh hqfrghu zulwhv hdfk wdeoh ehiruh wkh vfdq wkdw xvhv lw " * 10,
         # stray letters of several scripts from a broken Arabic font
@@ -134,6 +138,7 @@ def test_real_legible_pages_are_not_sent_to_ocr(name: str, page: int) -> None:
     ("name", "page"),
     [
         ("pdfjs__issue12963.pdf", 2),  # Cyrillic read as Latin look-alikes
+        ("pdfjs__issue12963.pdf", 8),  # the same, ``PaJ,Qen 3``, ``HMYLL\eCTBO`` (m22)
         ("pdfjs__ThuluthFeatures.pdf", 1),  # an Arabic font without a Unicode map
         ("govdocs1__507676.pdf", 1),  # a newsletter whose font codes are not Unicode
     ],

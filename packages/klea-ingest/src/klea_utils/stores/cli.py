@@ -291,7 +291,14 @@ def store(
             fts5_stemming=fts5_stemming,
             fts5_multiscript=fts5_multiscript,
         )
-        hint = query_hint(store_uri, collection, bm25_store, fts5_store, write_stores_config)
+        hint = query_hint(
+            store_uri,
+            collection,
+            bm25_store,
+            fts5_store,
+            write_stores_config,
+            embedding_model=old_model or model,
+        )
         finish_store(summary, source, old_model or model, logger, strict, hint)
 
     run_step(step)
@@ -418,7 +425,15 @@ def build(
         from klea_utils.stores._ingest.citations.build_links import citations_path
 
         links = citations_path(source.resolve(), collection)
-        hint = query_hint(store_uri, collection, bm25_store, fts5_store, write_stores_config, links)
+        hint = query_hint(
+            store_uri,
+            collection,
+            bm25_store,
+            fts5_store,
+            write_stores_config,
+            links,
+            embedding_model=old_model or model,
+        )
         finish_store(summary, source, old_model or model, logger, strict, hint)
 
     run_step(step)

@@ -183,6 +183,11 @@ class PerDomainConfig(BaseModel):
     """BM25 keyword stores searched for this domain."""
     filter_fields: list[FilterFieldInfo] = []
     """Retrieval filter fields the query generator may use for this domain."""
+    embedding_model: str | None = None
+    """The embedding model spec the domain's vector stores were built with, when it is not
+    the packaged MiniLM (``klea-stores-create build --embedding-model`` writes it): queries
+    are embedded with it unless ``--embedding-model`` names another (see
+    :func:`configured_embedding_model`)."""
     citations: str | None = None
     """The domain's citation-links file (``<source>/.klea-cache/<collection>.citations.json``,
     written by ``klea-stores-create build``); relative to the configuration file's folder.
@@ -217,6 +222,27 @@ class RetrieverConfig(BaseModel):
         if blank:
             raise ValueError("domain names must be non-empty strings")
         return value
+
+
+def configured_embedding_model(config: RetrieverConfig) -> str | None:
+    """The one embedding model the domains with vector stores name, ``None`` for none.
+
+    Raises:
+        StoreConfigError: Two domains name different models (one query model embeds for
+            every domain); the message names the domains and their models.
+    """
+    named = {
+        name: domain.embedding_model
+        for name, domain in config.domains.items()
+        if domain.vector_stores and domain.embedding_model
+    }
+    if len(set(named.values())) > 1:
+        listed = ", ".join(f"{name}: {model}" for name, model in sorted(named.items()))
+        raise StoreConfigError(
+            f"the domains' vector stores were built with different embedding models "
+            f"({listed}); query them apart, with --domain"
+        )
+    return next(iter(named.values()), None)
 
 
 def unknown_config_keys(data: Any) -> list[str]:

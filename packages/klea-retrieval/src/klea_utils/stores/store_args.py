@@ -208,10 +208,15 @@ def retriever_config_from_args(
 
 
 def retrieve_command_for(config: RetrieverConfig, *, query: str = "your question") -> str:
-    """Return the ``klea-retrieve`` command querying every store of ``config``'s domains."""
+    """Return the ``klea-retrieve`` command querying every store of ``config``'s domains
+    (with ``--embedding-model`` when the domains name the model their vectors were built with).
+    """
+    from klea_utils.stores.config import configured_embedding_model
+
     vector = [(s.name, s.path) for d in config.domains.values() for s in d.vector_stores]
     bm25 = [s.path for d in config.domains.values() for s in d.bm25_stores]
-    return retrieve_command(vector, bm25, query=query)
+    model = configured_embedding_model(config)
+    return retrieve_command(vector, bm25, query=query, embedding_model=model)
 
 
 def retrieve_command(
@@ -219,6 +224,7 @@ def retrieve_command(
     bm25_stores: Sequence[str | Path] = (),
     *,
     query: str = "your question",
+    embedding_model: str | None = None,
 ) -> str:
     """Return a shell-quoted ``klea-retrieve`` command querying the given stores.
 
@@ -226,8 +232,11 @@ def retrieve_command(
         vector_stores: ``(collection, uri)`` pairs.
         bm25_stores: Corpus paths and ``fts5:PATH`` values.
         query: The question shown in the command.
+        embedding_model: The ``--embedding-model`` to pass, if any.
     """
     words = ["klea-retrieve"]
+    if embedding_model:
+        words += ["--embedding-model", embedding_model]
     for collection, uri in vector_stores:
         words += ["--store", f"{collection}={uri}"]
     for bm25 in bm25_stores:

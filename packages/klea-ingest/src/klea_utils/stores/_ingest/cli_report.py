@@ -36,12 +36,17 @@ def query_hint(
     fts5_store: Path | None,
     write_stores_config: Path | None,
     citations: Path | None = None,
+    embedding_model: str | None = None,
 ) -> str:
     """The ``klea-retrieve`` command that queries what was stored (and the config file).
 
     ``citations``, the collection's citation-links file, is named in the configuration
     when the build wrote one (``klea-serve`` answers a paper's citations from it).
+    ``embedding_model``, the spec that embedded the vectors, is named in both when it is
+    not the packaged MiniLM, so the queries are embedded by the same model.
     """
+    from klea_utils.stores._ingest.store.document_embedder import vectors_key
+    from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
     from klea_utils.stores.store_args import (
         direct_stores_config,
         retrieve_command_for,
@@ -58,6 +63,8 @@ def query_hint(
         description=f"collection {collection!r} built by klea-stores-create",
         domain_name=collection,
     )
+    if embedding_model and vectors_key(embedding_model) != vectors_key(DEFAULT_EMBEDDING_MODEL):
+        config.domains[collection].embedding_model = embedding_model
     if citations is not None and citations.is_file():
         config.domains[collection].citations = str(citations.absolute())
     lines = ["Query what you built:", f"  {retrieve_command_for(config)}"]

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from klea_utils.stores.config import RetrieverConfig, StoreInfo
+from klea_utils.stores.exceptions import EmbeddingModelError
 from klea_utils.stores.filters import translate_metadata_filter, translation_is_exact
 from klea_utils.stores.retrieval.base import BaseKleaRetriever
 from klea_utils.stores.retrieval.bm25 import filtered_top_k
@@ -131,7 +132,16 @@ class VSRetriever(BaseKleaRetriever):
         vector_store: Any = store.loaded_object
 
         def fetch(n: int) -> list[tuple[Document, float]]:
-            pairs = vector_store.similarity_search_with_score(query, k=n, filter=native)
+            try:
+                pairs = vector_store.similarity_search_with_score(query, k=n, filter=native)
+            except Exception as exc:
+                if "dimension" not in str(exc).lower():
+                    raise
+                raise EmbeddingModelError(
+                    f"{exc} (store {store.name!r}): its vectors were made by another "
+                    f"embedding model than {self.embedding_model}; ask with the "
+                    "--embedding-model it was built with"
+                ) from exc
             return [(doc, _cosine_similarity(scheme, raw)) for doc, raw in pairs]
 
         if metadata_filter and not translation_is_exact(store.path, metadata_filter):

@@ -161,7 +161,8 @@ def serve(
         typer.Option(
             "--embedding-model",
             metavar="SPEC",
-            help="provider:model spec (default: the packaged all-MiniLM-L6-v2).",
+            help="provider:model spec (default: the one the stores configuration names, "
+            "else the packaged all-MiniLM-L6-v2).",
         ),
     ] = None,
     rerank: Rerank = None,
@@ -312,6 +313,7 @@ def _options(args: SimpleNamespace) -> ServeOptions:
             wrongly.
         KleaStoresError, OSError: A store cannot be read.
     """
+    from klea_utils.stores.config import configured_embedding_model
     from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
     from klea_utils.stores.serve.core.options import ServeLimits, ServeOptions
     from klea_utils.stores.store_args import retriever_config_from_args
@@ -321,7 +323,9 @@ def _options(args: SimpleNamespace) -> ServeOptions:
     )
     return ServeOptions(
         config=config,
-        embedding_model=args.embedding_model or DEFAULT_EMBEDDING_MODEL,
+        embedding_model=args.embedding_model
+        or configured_embedding_model(config)
+        or DEFAULT_EMBEDDING_MODEL,
         rerank=args.rerank,
         k=args.top_k,
         fts5_index=args.fts5_index or default_fts5_index(config),

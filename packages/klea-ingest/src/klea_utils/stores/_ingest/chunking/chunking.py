@@ -62,7 +62,7 @@ DEFAULT_MAX_TOKENS = 450
 DEFAULT_OVERLAP_SENTENCES = 0
 """Sentences repeated from the end of a cut text at the start of its next piece."""
 
-CHUNKING_VERSION = 9
+CHUNKING_VERSION = 10
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
 table cut into pieces repeats its caption and header row in each; 4: PDF chunks carry
 ``regions``, their boxes on the page, and ``page_label``; every chunk carries its
@@ -85,7 +85,10 @@ no longer ``before3``); a heading beside the title, in the next column on its ro
 longer joins the title block; and cached files
 read their metadata again: no title from a row of table column heads, a running head or a
 numbered copyright line; a Han-script byline under a title; a year from an edition
-statement, or the year a title names where page one states none)."""
+statement, or the year a title names where page one states none; 10: a Latin word with a
+comma, backslash, brace, bar or tilde between its letters, or brackets the wrong way round,
+is a look-alike of another script's glyphs, so a Cyrillic page read as ``PaJ,Qen`` and
+``HMYLL\\eCTBO`` by an old OCR layer is read again by tesseract)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""
@@ -107,9 +110,11 @@ def embedding_max_tokens(embedding_model: str) -> int | None:
     """Return how many tokens the embedding model reads, when it can be told offline.
 
     MiniLM models read 256; a local sentence-transformers folder states its
-    ``max_seq_length``; anything else is unknown (``None``).
+    ``max_seq_length``; anything else is unknown (``None``). ``use:multilingual-v3`` reads
+    any length, but its chunks are cut as the packaged MiniLM's (:func:`tokenizer_for`), so
+    a library's chunks and their cache do not depend on which of the two embeds them.
     """
-    if "minilm" in embedding_model.lower():
+    if "minilm" in embedding_model.lower() or _is_use(embedding_model):
         return MINILM_MAX_TOKENS
     location = embedding_model.split(":", 1)[-1]
     config = Path(location) / "sentence_bert_config.json"
@@ -123,9 +128,12 @@ def tokenizer_for(embedding_model: str) -> str:
     """Return the tokenizer that counts chunks for ``embedding_model`` (``provider:model``).
 
     The packaged MiniLM resolves to its folder (offline); another Hugging Face model to
-    its id or path; an Ollama model to :data:`OLLAMA_TOKENIZER`.
+    its id or path; an Ollama model to :data:`OLLAMA_TOKENIZER`; ``use:multilingual-v3``,
+    whose SentencePiece pieces are no budget anyone reads, to the packaged MiniLM's (offline).
     """
     provider, _, model = embedding_model.partition(":")
+    if _is_use(embedding_model):
+        provider, model = "huggingface", "all-MiniLM-L6-v2"
     if provider != "huggingface" or not model:
         return OLLAMA_TOKENIZER
     if model.endswith(":local"):
@@ -136,6 +144,10 @@ def tokenizer_for(embedding_model: str) -> str:
         except ImportError:
             return "sentence-transformers/all-MiniLM-L6-v2"
     return model
+
+
+def _is_use(embedding_model: str) -> bool:
+    return embedding_model.partition(":")[0] == "use"
 
 
 def resolve_max_tokens(embedding_model: str, max_tokens: int | None, *, force: bool = False) -> int:

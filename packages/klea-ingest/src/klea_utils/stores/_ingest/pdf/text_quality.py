@@ -39,9 +39,13 @@ _TOKEN = re.compile(r"\S+")
 _LOOKALIKE = re.compile(
     r"[^\W\d_]\d+[^\W\d_]"  # a digit inside letters: ``n8pBbiH``, ``nony4aBwHe``
     r"|[A-Z]{2}[a-z]{2}"  # capitals running into small letters: ``KBapTan``, ``CTpaxoBbiX``
+    r"|[^\W\d_][,\\{}|~][^\W\d_]"  # a comma, backslash, brace, bar or tilde inside
+    r"|^~[^\W\d_]"  # letters: ``PaJ,Qen``, ``HMYLL\eCTBO``, ``IWHe}I{Hble``, ``~eneeoM``
+    r"|[^\W\d_]\)[^\W\d_]+\("  # brackets the wrong way round: ``aeHe)f(HbtX``
 )
 """Latin letters and digits standing in for another script's glyphs (an OCR layer that read
-Cyrillic as Latin: ``Hanoroea`` for ``Налоговая``): no word of a Latin language looks so."""
+Cyrillic as Latin: ``Hanoroea`` for ``Налоговая``, ``Д`` as ``,Q``, ``Ж`` as ``>K`` or ``}I{``,
+``Щ`` as ``LL`` and a backslash, ``ц`` as ``~``): no word of a Latin language looks so."""
 _HEX = re.compile(r"(?:0[xX]|[xX]['’])?(?:[0-9A-F]+|[0-9a-f]+)[hH]?['’]?")
 """A hexadecimal code: ``0xA5``, ``82BC``, ``X'5A1D'``, ``3fh`` (one case of digits)."""
 _ACRONYM = re.compile(r"[B-DF-HJ-NP-TV-XZ]{2,5}")

@@ -12,6 +12,9 @@
   :class:`~klea_utils.stores.onnx_minilm.OnnxMiniLMEmbeddings`, within cosine 0.999 of
   torch). Either way queries keep the fp32 export, and a collection may hold vectors of
   every variant: queries embedded any way find the same chunks.
+- ``use:multilingual-v3`` runs its own numpy forward pass on the CPU, whatever the device
+  (``numpy``: :class:`~klea_utils.stores.use_multilingual.UseMultilingualEmbeddings`, its
+  BLAS threads set to the process's cores); torch is not imported for it.
 - Every other model, any CUDA or MPS device, ``KLEA_ONNX_DOCUMENTS=0``, or a machine
   without onnxruntime runs sentence-transformers on torch (``torch``), the last with a
   log line saying so. On the CPU torch's thread count is set here too (never through
@@ -42,11 +45,13 @@ from klea_utils.stores.onnx_minilm import (
     onnx_runtime_available,
 )
 from klea_utils.stores.packaged_minilm import is_packaged_minilm
+from klea_utils.stores.use_multilingual import USE_PROVIDER
 from langchain_core.embeddings import Embeddings
 
 __all__ = [
     "ONNX_DOCUMENTS_ENV_VAR",
     "TEXTS_PER_RUN",
+    "VARIANT_NUMPY",
     "VARIANT_ONNX",
     "VARIANT_ONNX_INT8",
     "VARIANT_TORCH",
@@ -69,6 +74,7 @@ TEXTS_PER_RUN = 1
 only (dynamic int8 scales its activations per run) and nothing is padded; on real chunks
 it also costs less CPU than sorted batches of 32 (``scripts/bench/embedder.py``)."""
 VARIANT_TORCH = "torch"
+VARIANT_NUMPY = "numpy"
 
 _PACKAGED_KEY = "huggingface:all-MiniLM-L6-v2"
 _BYTES_PER_SEQUENCE = 16 * 2**20
@@ -148,6 +154,8 @@ def _onnx_embedder(variant: str) -> DocumentEmbedder:
 
 def load_document_embedder(spec: str, device: str, logger: logging.Logger) -> DocumentEmbedder:
     """Load the embedder that writes a build's vectors for ``spec`` on ``device``."""
+    if parse_embedding_model(spec).provider == USE_PROVIDER:
+        return DocumentEmbedder(load_embeddings(spec, device="cpu"), VARIANT_NUMPY)
     resolved = embed_device(device)
     variant = _onnx_variant(spec, resolved)
     if variant is not None:
