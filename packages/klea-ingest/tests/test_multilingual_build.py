@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from klea_utils.stores._ingest.store.document_embedder import VARIANT_NUMPY, VARIANT_ONNX
+from klea_utils.stores._ingest.store.document_embedder import VARIANT_NUMPY, VARIANT_ONNX_INT8
 from klea_utils.stores._ingest.store.manifest import manifest_path
 from klea_utils.stores.retrieve_cli import main as klea_retrieve
 from realpapers import WILD, needs_wild
@@ -68,7 +68,7 @@ def test_a_minilm_library_rebuilt_multilingual_answers_across_languages(
     (source / "notes.md").write_text(NOTES, encoding="utf-8")
 
     _build(source, out)  # the default: the packaged MiniLM
-    assert _record(source)["embedders"] == [VARIANT_ONNX]
+    assert _record(source)["embedders"] == [VARIANT_ONNX_INT8]
     done = _build(source, out, "--embedding-model", USE)
     record = _record(source)
     assert record["vectors"] == USE, "the MiniLM collection was rebuilt with USE's vectors"
