@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
+from klea_utils.stores._retrieval.embedding_defaults import DEFAULT_EMBEDDING_MODEL
 from klea_utils.stores._retrieval.json_limits import JsonTooDeepError, loads_bounded
 from klea_utils.stores._retrieval.store_paths import absolute_store_paths
 from klea_utils.stores.exceptions import StoreConfigError
@@ -243,6 +244,13 @@ def configured_embedding_model(config: RetrieverConfig) -> str | None:
             f"({listed}); query them apart, with --domain"
         )
     return next(iter(named.values()), None)
+
+
+def query_embedding_model(config: RetrieverConfig, asked: str | None) -> str:
+    """The model a query is embedded with: ``asked`` (``--embedding-model``), else the one
+    ``config``'s domains name (:func:`configured_embedding_model`), else the packaged MiniLM.
+    """
+    return asked or configured_embedding_model(config) or DEFAULT_EMBEDDING_MODEL
 
 
 def unknown_config_keys(data: Any) -> list[str]:

@@ -273,7 +273,7 @@ def run(args: Any, logger: logging.Logger) -> str:
     a leg that fails at query time is reported on the logger and left out.
     """
     from klea_utils.stores._retrieval.citation_scope import scoped_filter
-    from klea_utils.stores.config import configured_embedding_model
+    from klea_utils.stores.config import query_embedding_model
     from klea_utils.stores.store_args import retriever_config_from_args
 
     config = retriever_config_from_args(
@@ -294,9 +294,7 @@ def run(args: Any, logger: logging.Logger) -> str:
         args.filter = scoped_filter(args.filter, scope)
     pipeline = KleaPipeline(
         config,
-        embedding_model=args.embedding_model
-        or configured_embedding_model(config)
-        or DEFAULT_EMBEDDING_MODEL,
+        embedding_model=query_embedding_model(config, args.embedding_model),
         k=args.k,
         rerank=args.rerank,
         logger=logger,

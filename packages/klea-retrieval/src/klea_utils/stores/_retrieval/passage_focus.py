@@ -23,16 +23,15 @@ question's *distinguishing* words stand together. This pass looks at that place:
 5. When the question names a passage's document (an author's family name, or half of the
    title's words: "In Thoreau's Walden, ..."), those words weigh ``identity_weight`` as
    much in that passage's focus: they found the document, not the place in it.
-6. The final score mixes the fused rank score (scaled to the best candidate's) and the
-   focus: ``(1 - weight) * fused + weight * focus``.
-
+6. A leading clause that says where to look ("In the X report, ...") names the
+   document: its words weigh as a title's words do under point 5, in every passage.
 7. Pairs of neighbouring question words found next to each other in the passage (a
    name, a term of art: "patent wars", "font program") add ``phrase_share`` of the
    focus, as sequential-dependence models of IR weigh ordered pairs.
-8. A leading clause that says where to look ("In the X report, ...") names the
-   document: its words weigh as a title's words do under point 5, in every passage.
-9. A question that asks for a kind of value (a percentage, a sum of money, a year, a
+8. A question that asks for a kind of value (a percentage, a sum of money, a year, a
    number) gives ``answer_share`` of the focus to the passages that hold one.
+9. The final score mixes the fused rank score (scaled to the best candidate's) and the
+   focus: ``(1 - weight) * fused + weight * focus``.
 
 Numbers and units are matched as such: a number word up to twenty reads as its digits
 ("five" matches "5"), and ``%``, ``$`` and ``°`` read as "percent", "dollar" and
@@ -212,7 +211,9 @@ def _pairs_found(
     wanted = set(pairs)
     found: set[tuple[str, str]] = set()
     for j, (position, term) in enumerate(hits):
-        for earlier, first in reversed(hits[max(0, j - 2 * gap) : j]):
+        # positions rise one word at least per hit: the hits within ``gap`` words of this
+        # one are among the ``gap`` before it
+        for earlier, first in reversed(hits[max(0, j - gap) : j]):
             if position - earlier > gap:
                 break
             if (first, term) in wanted:
@@ -291,9 +292,9 @@ def focus_scores(
             score = (1.0 - params.phrase_share) * score + params.phrase_share * joined / all_pairs
         scores.append(score)
     if kind is not None:
-        share = params.answer_share
+        kind_share = params.answer_share
         scores = [
-            (1.0 - share) * score + share * holds_kind(text, kind)
+            (1.0 - kind_share) * score + kind_share * holds_kind(text, kind)
             for score, text in zip(scores, texts, strict=True)
         ]
     return scores

@@ -313,8 +313,7 @@ def _options(args: SimpleNamespace) -> ServeOptions:
             wrongly.
         KleaStoresError, OSError: A store cannot be read.
     """
-    from klea_utils.stores.config import configured_embedding_model
-    from klea_utils.stores.embedding_models import DEFAULT_EMBEDDING_MODEL
+    from klea_utils.stores.config import query_embedding_model
     from klea_utils.stores.serve.core.options import ServeLimits, ServeOptions
     from klea_utils.stores.store_args import retriever_config_from_args
 
@@ -323,9 +322,7 @@ def _options(args: SimpleNamespace) -> ServeOptions:
     )
     return ServeOptions(
         config=config,
-        embedding_model=args.embedding_model
-        or configured_embedding_model(config)
-        or DEFAULT_EMBEDDING_MODEL,
+        embedding_model=query_embedding_model(config, args.embedding_model),
         rerank=args.rerank,
         k=args.top_k,
         fts5_index=args.fts5_index or default_fts5_index(config),

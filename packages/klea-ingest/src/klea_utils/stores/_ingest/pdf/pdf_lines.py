@@ -242,12 +242,10 @@ def _line(chars: list[PdfChar], page_no: int, frames: list[Frame], quarter: int)
     italic = sum(bool(f and f.italic) for f in fonts) >= 0.8 * len(real)
     smallcaps = sum(bool(f and f.smallcaps) for f in fonts) >= 0.6 * len(real)
     rtl = has_rtl("".join(c.text for c in real))
-    if not rtl:
-        chars = raise_callout_digits(chars, size)
     if rtl:
         text, gaps, cells, tight_cells = _assemble_rtl(chars, size)
     else:
-        text, gaps, cells, tight_cells = _assemble(chars, size)
+        text, gaps, cells, tight_cells = _assemble(raise_callout_digits(chars, size), size)
     text = " ".join(text.split(" ")).strip()
     if not text:
         return None
