@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import warnings
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -509,3 +510,26 @@ def test_real_pages_the_whole_set_run_found_short_hold_their_words(
     assert shares
     assert min(share for share, _, _ in shares) >= 0.8, [s for s, _, _ in shares]
     assert _file_share(shares) >= MIN_SHARE
+
+
+@needs_wild
+@pytest.mark.parametrize(
+    ("name", "index", "edge"),
+    [
+        ("govdocs1__303226.pdf", 11, 612.0),  # a table wider than its letter page
+        ("unstructured__failure-after-repair.pdf", 23, 419.53),  # a line wholly past the edge
+    ],
+)
+def test_a_line_running_off_the_page_keeps_only_its_visible_box(
+    tmp_path: Path, name: str, index: int, edge: float
+) -> None:
+    """Docling clamps, and warns about, every box beyond its page (3,032 warnings over the
+    wild set): boxes now reach it cut to the page box, and the run is quiet."""
+    path = wild_page(name, index, tmp_path)
+    document, _ = convert_pdf_offline(path, do_ocr=False)
+    rights = [prov.bbox.r for item in document.texts for prov in item.prov]
+    assert rights
+    assert max(rights) <= edge + 0.01  # cut at the edge, not beyond it
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "Provenance bbox ... outside page bounds"
+        type(document).model_validate_json(document.model_dump_json())

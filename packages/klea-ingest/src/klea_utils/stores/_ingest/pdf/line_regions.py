@@ -5,7 +5,10 @@ one provenance per line it was built from, so a chunk can name the boxes its tex
 from (the chunk's ``regions``). Line boxes are measured in the page's reading frame
 (:mod:`klea_utils.stores._ingest.pdf.pdf_frames`, top-left origin, the page turned so its
 text runs left to right); :func:`line_box` maps one back to the page's user space as
-pdfium reports character boxes (bottom-left origin, before ``/Rotate``).
+pdfium reports character boxes (bottom-left origin, before ``/Rotate``), and
+:func:`visible_box` keeps the part of it inside the page box: text placed beyond the crop
+box, or a table wider than its page, is not on the page a reader sees (and Docling would
+clamp such a box itself, with a warning per box).
 :func:`line_spans` finds each line's characters in the item's joined text, so a chunk
 that holds only part of a long paragraph can keep only the lines of its part;
 :func:`row_spans` does the same for a table, whose rows are known as written.
@@ -19,7 +22,7 @@ if TYPE_CHECKING:
     from klea_utils.stores._ingest.pdf.pdf_frames import Frame
     from klea_utils.stores._ingest.pdf.pdf_lines import Line
 
-__all__ = ["line_box", "line_spans", "row_spans"]
+__all__ = ["line_box", "line_spans", "row_spans", "visible_box"]
 
 
 def line_box(frame: Frame, line: Line) -> tuple[float, float, float, float]:
@@ -27,6 +30,18 @@ def line_box(frame: Frame, line: Line) -> tuple[float, float, float, float]:
     ax, ay = frame.user(line.x0, line.top)
     bx, by = frame.user(line.x1, line.bottom)
     return min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)
+
+
+def visible_box(
+    frame: Frame, box: tuple[float, float, float, float]
+) -> tuple[float, float, float, float] | None:
+    """The part of ``box`` (``(left, bottom, right, top)``, user space) inside ``frame``'s
+    page box; ``None`` when none of it is (a line printed wholly off the page)."""
+    left, bottom = max(box[0], frame.x0), max(box[1], frame.y0)
+    right, top = min(box[2], frame.x1), min(box[3], frame.y1)
+    if right <= left or top <= bottom:
+        return None
+    return left, bottom, right, top
 
 
 def line_spans(lines: list[str], text: str) -> list[tuple[int, int]]:

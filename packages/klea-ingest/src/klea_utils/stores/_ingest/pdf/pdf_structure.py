@@ -39,7 +39,12 @@ from klea_utils.stores._ingest.pdf.headings import (
     numbering_depth,
 )
 from klea_utils.stores._ingest.pdf.hyphens import Hyphenation
-from klea_utils.stores._ingest.pdf.line_regions import line_box, line_spans, row_spans
+from klea_utils.stores._ingest.pdf.line_regions import (
+    line_box,
+    line_spans,
+    row_spans,
+    visible_box,
+)
 from klea_utils.stores._ingest.pdf.page_furniture import is_stamp, remove_furniture
 from klea_utils.stores._ingest.pdf.pdf_bidi import rtl_base
 from klea_utils.stores._ingest.pdf.pdf_chars import HYPHEN_MARK
@@ -263,9 +268,12 @@ class _Builder:
 
     def _prov(self, lines: list[Line], text: str, rows: list[str] | None = None) -> list[Any]:
         """One provenance per line, in reading order: its box in the page's user space
-        (:func:`~klea_utils.stores._ingest.pdf.line_regions.line_box`) and its span of
-        ``text``. A page without geometry (read by pypdf) gets one box, the whole page.
-        ``rows``: the text of a table's first lines as written in ``text``."""
+        (:func:`~klea_utils.stores._ingest.pdf.line_regions.line_box`, cut to the page
+        box) and its span of ``text``. A line printed wholly off the page has no box and
+        gives none, unless no line of the item is on the page: the item then keeps the
+        first line's page, as one box, the whole page. A page without geometry (read by
+        pypdf) gets one box, the whole page. ``rows``: the text of a table's first lines
+        as written in ``text``."""
         from docling_core.types.doc.base import BoundingBox, CoordOrigin
         from docling_core.types.doc.common.reference import ProvenanceItem
 
@@ -275,6 +283,7 @@ class _Builder:
         else:
             spans = line_spans([ln.text for ln in lines], text)
         seen_flat: set[int] = set()
+        off_page: tuple[int, Frame] | None = None
         for line, span in zip(lines, spans, strict=True):
             frame = self.frames.get(line.page_no)
             if frame is None:
@@ -284,9 +293,19 @@ class _Builder:
                 left, bottom, right, top = self.flat_boxes.get(line.page_no, (0.0, 0.0, 0.0, 0.0))
                 span = (0, len(text))
             else:
-                left, bottom, right, top = line_box(frame, line)
+                seen = visible_box(frame, line_box(frame, line))
+                if seen is None:
+                    off_page = off_page or (line.page_no, frame)
+                    continue
+                left, bottom, right, top = seen
             box = BoundingBox(l=left, t=top, r=right, b=bottom, coord_origin=CoordOrigin.BOTTOMLEFT)
             provs.append(ProvenanceItem(page_no=line.page_no, bbox=box, charspan=span))
+        if not provs and off_page is not None:
+            page_no, frame = off_page
+            box = BoundingBox(
+                l=frame.x0, t=frame.y1, r=frame.x1, b=frame.y0, coord_origin=CoordOrigin.BOTTOMLEFT
+            )
+            provs.append(ProvenanceItem(page_no=page_no, bbox=box, charspan=(0, len(text))))
         return provs
 
     def add(
