@@ -59,7 +59,7 @@ def question_rows(folder: Path, questions: Sequence[Question]) -> dict[str, list
     from klea_utils.stores._retrieval.fusion import document_key
     from klea_utils.stores._retrieval.passage_focus import (
         FocusParams,
-        _file_of,
+        file_key,
         focus_scores,
         heading_words,
         identity_terms,
@@ -114,7 +114,7 @@ def question_rows(folder: Path, questions: Sequence[Question]) -> dict[str, list
                 "loglen": math.log1p(len(terms)),
             }
             hit = answer_rank(q, [(str(d.metadata.get("file_name", "")), d.page_content)]) == 1
-            rows.append((_file_of(d), features, hit))
+            rows.append((file_key(d), features, hit))
         out[q.id] = rows
     return out
 

@@ -117,6 +117,29 @@ def test_checked_entries_have_their_printed_fields(stem: str, folder: Path) -> N
                 assert getattr(ref, name) == want[name], ref
 
 
+@pytest.mark.parametrize(
+    "stem", ["9802040_quantum-vs-classical", "1803.07574_water-residence-time"]
+)
+def test_retrieval_knows_the_chunks_of_a_reference_list(stem: str, folder: Path) -> None:
+    """Retrieval steps reference-list chunks back by their heading chain
+    (``klea_utils.stores._retrieval.reference_lists``): every chunk the chunker cuts from
+    a real list is known as one, and no chunk of the body before it is."""
+    from klea_utils.stores._retrieval.reference_lists import is_reference_list
+    from realpapers import minilm_chunker
+
+    entries = _references(stem, folder)  # cuts the pages into folder
+    document, _ = convert_pdf_offline(folder / f"{stem}.pdf", do_ocr=False)
+    docs = minilm_chunker().chunk(document, file_name=f"{stem}.pdf", file_hash="h")
+    flagged = [d for d in docs if is_reference_list(d)]
+    assert len(flagged) >= 2
+    first_entry = " ".join(entries[0].text.split())[:30]
+    start = next(i for i, d in enumerate(docs) if first_entry in " ".join(d.page_content.split()))
+    assert all(
+        is_reference_list(d) for d in docs[start:] if "Appendix" not in str(d.metadata["headings"])
+    )
+    assert not any(is_reference_list(d) for d in docs[:start])
+
+
 def test_a_paper_without_a_reference_list_has_no_entries() -> None:
     assert DATA is not None
     document, _ = convert_pdf_offline(DATA / "docling_multi_page.pdf", do_ocr=False)

@@ -50,6 +50,7 @@ from klea_utils.stores._retrieval.embedding_defaults import DEFAULT_EMBEDDING_MO
 from klea_utils.stores._retrieval.fusion import document_key
 from klea_utils.stores._retrieval.passage_focus import FocusParams, focus_rerank
 from klea_utils.stores._retrieval.pool_similarity import pool_similarities
+from klea_utils.stores._retrieval.reference_lists import settle_reference_lists
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.filters import validate_metadata_filter
 from klea_utils.stores.retrieval.base import BaseKleaRetriever
@@ -339,7 +340,9 @@ class KleaPipeline:
         stores' own top ``k`` (``depths``, one per list) would have given.
 
         The focus blends in the pooled passages' stored-vector cosine to the question
-        when a vector store of ``domain`` answered (see :meth:`_pool_similarities`)."""
+        when a vector store of ``domain`` answered (see :meth:`_pool_similarities`);
+        reference-list chunks then step back unless the question asks for a reference
+        list (:mod:`~klea_utils.stores._retrieval.reference_lists`)."""
         if self.focus is None:
             return rrf_merge(sets)
         shallow = {
@@ -352,7 +355,8 @@ class KleaPipeline:
         answered = any(label.startswith(self.vector.source_label) for label, _ in sets)
         if domain is not None and self.focus.vector_share > 0 and merged and answered:
             similarities = self._pool_similarities(domain, query, [d for d, _ in merged])
-        return focus_rerank(query, merged, self.focus, similarities)[: len(shallow)]
+        focused = focus_rerank(query, merged, self.focus, similarities)
+        return settle_reference_lists(query, focused)[: len(shallow)]
 
     def _pool_similarities(
         self, domain: str, query: str, docs: list[Document]

@@ -62,6 +62,7 @@ from sci_etl_core.search.stemming import porter_stem
 __all__ = [
     "FocusParams",
     "blend_similarities",
+    "file_key",
     "focus_rerank",
     "focus_scores",
     "heading_words",
@@ -407,7 +408,7 @@ def focus_rerank(
     merged = [merged[i] for i in order_in]
     top = merged[0][1] or 1.0
     docs = [doc for doc, _ in merged]
-    groups = [_file_of(d) for d in docs] if params.idf_scope == "file" else None
+    groups = [file_key(d) for d in docs] if params.idf_scope == "file" else None
     asked = question_terms(question)
     identities = [identity_terms(d, asked) for d in docs] if params.identity_weight != 1.0 else None
     if identities is not None and params.scope_clause:
@@ -434,17 +435,19 @@ def focus_rerank(
     # scores); its passages fill those places, the best focused first.
     best_first: dict[str, list[int]] = {}
     for i in order:
-        best_first.setdefault(_file_of(docs[i]), []).append(i)
+        best_first.setdefault(file_key(docs[i]), []).append(i)
     placed: dict[str, int] = {}
     out: list[tuple[Document, float]] = []
     for doc, score in merged:
-        key = _file_of(doc)
+        key = file_key(doc)
         chosen = best_first[key][placed.get(key, 0)]
         placed[key] = placed.get(key, 0) + 1
         out.append((docs[chosen], score / top))
     return out
 
 
-def _file_of(doc: Document) -> str:
+def file_key(doc: Document) -> str:
+    """The file a passage comes from (its hash, else its name); a passage of no named
+    file stands alone."""
     name = doc.metadata.get("file_hash") or doc.metadata.get("file_name")
     return f"file:{name}" if isinstance(name, str) and name else f"passage:{doc.page_content}"
