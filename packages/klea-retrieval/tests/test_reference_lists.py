@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from klea_utils.stores._retrieval.reference_lists import (
     asks_for_reference_list,
     is_reference_list,
+    reads_as_entries,
     settle_reference_lists,
 )
 from langchain_core.documents import Document
@@ -57,6 +58,16 @@ def test_sections_about_references_are_no_reference_list(heading: str) -> None:
     assert not is_reference_list(_chunk("a", heading))
 
 
+def test_a_section_under_a_bibliography_is_part_of_the_list() -> None:
+    doc = Document(
+        page_content="M.5 Huffman coding references\n[1] D. A. Huffman, Proc. IRE, 1952.",
+        metadata={
+            "headings": ["CCITT T.81", "Annex M", "Bibliography", "M.5 Huffman coding references"]
+        },
+    )
+    assert is_reference_list(doc)
+
+
 def test_a_chunk_without_headings_is_no_reference_list() -> None:
     assert not is_reference_list(Document(page_content="References\n[1] A. Smith."))
     assert not is_reference_list(Document(page_content="x", metadata={"headings": "References"}))
@@ -68,6 +79,7 @@ def test_a_chunk_without_headings_is_no_reference_list() -> None:
         ("What is the title of the 1987 Frankl and Rodl paper listed in the references?", True),
         ("Which journal appears most often in its list of references?", True),
         ("What does the bibliography list for Shor?", True),
+        ("In the bibliography of the JPEG standard, where was Huffman's paper published?", True),
         ("What does the reference list give as the venue of [12]?", True),
         ("Which Israeli body funded Wigderson's part of the work?", False),
         ("According to the work cited on the adiabatic limit, what do solutions become?", False),
@@ -120,6 +132,46 @@ def test_a_question_naming_the_list_gets_it_first_within_its_file() -> None:
     settled = settle_reference_lists(question, ranked)
     assert "Forbidden intersections" in settled[0][0].page_content
     assert settled[2][0].metadata["file_name"] == "other.pdf"  # files keep their places
+
+
+def test_asked_for_the_list_a_passage_that_reads_as_entries_keeps_its_lead() -> None:
+    """A bibliography's section whose chain lost the "Bibliography" heading (a real
+    standard's Annex M) still reads as entries: lifting the other sections must not pass
+    it."""
+    entries = Document(
+        page_content="CCITT T.81\nAnnex M\nM.5 Huffman coding references\nHUFFMAN (D.A.): A "
+        "Method for the Construction of Minimum Redundancy codes, Proc. IRE, Vol. 40, "
+        "pp. 1098-1101, 1952.",
+        metadata={
+            "file_name": "t81.pdf",
+            "headings": ["CCITT T.81", "Annex M", "M.5 Huffman coding references"],
+        },
+    )
+    general = Document(
+        page_content="CCITT T.81\nAnnex M\nBibliography\nM.1 General references\n...",
+        metadata={
+            "file_name": "t81.pdf",
+            "headings": ["CCITT T.81", "Annex M", "Bibliography", "M.1 General references"],
+        },
+    )
+    intro = Document(
+        page_content="CCITT T.81\nIntroduction\nThis standard...",
+        metadata={"file_name": "t81.pdf", "headings": ["CCITT T.81", "Introduction"]},
+    )
+    question = "In the bibliography of the JPEG standard, where was Huffman's 1952 paper published?"
+    assert reads_as_entries(entries)
+    assert not is_reference_list(entries)
+    settled = settle_reference_lists(question, [(intro, 1.0), (entries, 0.9), (general, 0.8)])
+    assert [d for d, _ in settled] == [entries, general, intro]
+    prose = _chunk(
+        "a",
+        "2 Method",
+        "As Smith et al. (2020) showed, the method converges fast when the step size "
+        "shrinks with the residual; we follow their schedule, keep the first two terms "
+        "of the expansion, and stop once the change between two iterations falls below "
+        "the tolerance set for the whole run, which the next section measures.",
+    )
+    assert not reads_as_entries(prose)
 
 
 def test_without_reference_lists_nothing_moves() -> None:

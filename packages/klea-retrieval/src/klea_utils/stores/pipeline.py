@@ -356,7 +356,9 @@ class KleaPipeline:
         if domain is not None and self.focus.vector_share > 0 and merged and answered:
             similarities = self._pool_similarities(domain, query, [d for d, _ in merged])
         focused = focus_rerank(query, merged, self.focus, similarities)
-        return settle_reference_lists(query, focused)[: len(shallow)]
+        if self.focus.reference_lists_back:
+            focused = settle_reference_lists(query, focused)
+        return focused[: len(shallow)]
 
     def _pool_similarities(
         self, domain: str, query: str, docs: list[Document]

@@ -139,6 +139,11 @@ class FocusParams:
             sum, "which year" a year, "how many" a number; see
             :mod:`~klea_utils.stores._retrieval.answer_kind`). A question that asks for
             no kind is scored without it (0 turns it off).
+        reference_lists_back: After the focus, the pipeline moves reference-list chunks
+            behind the other passages of their file, and a file found only by its list
+            behind the other files; a question that names the list gets them first in
+            their file (:mod:`~klea_utils.stores._retrieval.reference_lists`). ``False``
+            leaves them where the focus put them.
     """
 
     pool: int = 20
@@ -153,6 +158,7 @@ class FocusParams:
     phrase_gap: int = 1
     scope_clause: bool = True
     answer_share: float = 0.2
+    reference_lists_back: bool = True
 
     def __post_init__(self) -> None:
         if self.pool < 1 or self.window < 1 or self.phrase_gap < 1:
