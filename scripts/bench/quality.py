@@ -38,6 +38,14 @@ neither tunes nor writes the report. ``--lexical-only`` with it keeps the lexica
 (klea's stemmed BM25, sci-etl's FTS5 plain and stemmed, each with both tokenizers) and
 encodes nothing, for a machine without the vector cache.
 
+``--votes`` (issue 37: one vote per leg in the fusion) adds to the klea pipeline the
+lexical store ``klea-stores-create build`` writes beside the BM25 pickle, an ``fts5:``
+index of the same documents (stemmed, multiscript, as a new build makes it), and scores
+the hybrid of the vector store and both lexical stores, fused with one vote per store
+(``rrf_merge``, as before) and with one vote per leg (``rrf_merge_legs``, what
+``KleaPipeline`` does now), beside the stemmed hybrid of one lexical store; it needs the
+vector cache (or encodes), implies ``--klea-only`` and does not write the report.
+
 ``--documents onnx-fp32|onnx-int8`` (issue 40: a document embedder is kept only when the
 answers do not move) embeds the documents with that onnxruntime variant of the build
 instead of sentence-transformers, cached under its own name; queries keep
@@ -68,6 +76,7 @@ from klea_utils.stores._retrieval.bm25_scoring import (
     stemmed_preprocessing_func,
     top_documents,
 )
+from klea_utils.stores._retrieval.fusion import rrf_merge_legs
 from klea_utils.stores._retrieval.passage_focus import focus_rerank
 from klea_utils.stores.config import (
     BM25StoreInfo,
@@ -483,6 +492,50 @@ class KleaPipeline:
             out[f"klea hybrid (RRF), stemmed BM25, {label} tokens"] = hybrid
         return out
 
+    def vote_rankers(self, folder: Path) -> dict[str, Ranker]:
+        """``--votes``: the vector store, the stemmed BM25 pickle and an ``fts5:`` index of
+        the same documents (stemmed, multiscript: a new build's), fused with one vote per
+        store and with one vote per leg; beside them the stemmed hybrid of one store."""
+        from klea_utils.stores.retrieval.fts5_index import write_fts5_chunks
+
+        index = folder / "fts5.sqlite"
+        write_fts5_chunks(
+            index, [(str(d.id), d) for d in self.docs], stemming=True, multiscript=True
+        )
+        info = BM25StoreInfo(name="fts5", path=f"fts5:{index}", default_k=DEPTH, k_max=10 * DEPTH)
+        config = RetrieverConfig(domains={DOMAIN: PerDomainConfig(bm25_stores=[info])})
+        fts5 = BM25RetrieverManager(config, logging.getLogger("quality.klea"))
+        k_values = {DOMAIN: {DOMAIN: DEPTH, "bm25": DEPTH, "fts5": DEPTH}}
+        by_id = {str(d.id): d for d in self.docs}
+
+        def lexical(query: str) -> list[tuple[Document, float]]:
+            # The index returns its normalized text; the documents as the other stores
+            # hold them keep the fusion's identity (file name and text) one per document.
+            return [
+                (by_id[str(d.id)], s) for d, s in fts5.retrieve(DOMAIN, query, k_values=k_values)
+            ]
+
+        def lists(query: str) -> list[tuple[str, list[tuple[Document, float]]]]:
+            return [
+                ("vector store", self.vectors.retrieve(DOMAIN, query, k_values=k_values)),
+                ("BM25: bm25.pkl", self.bm25_stemmed.retrieve(DOMAIN, query, k_values=k_values)),
+                ("BM25: fts5", lexical(query)),
+            ]
+
+        def per_store(query: str) -> list[str]:
+            return file_names(rrf_merge(lists(query)))
+
+        def per_leg(query: str) -> list[str]:
+            vector, *lexical = lists(query)
+            return file_names(rrf_merge_legs([("vector store", [vector]), ("BM25", lexical)]))
+
+        return {
+            "klea hybrid (RRF), stemmed BM25": lambda q: file_names(self.fused(q, stemmed=True)),
+            "klea fts5 (stemmed, multiscript)": lambda q: file_names(lexical(q)),
+            "klea hybrid, vector + BM25 pickle + fts5, a vote per store": per_store,
+            "klea hybrid, vector + BM25 pickle + fts5, a vote per leg": per_leg,
+        }
+
     def focused(self, query: str) -> list[str]:
         """The stemmed hybrid re-ordered by passage focus as ``KleaPipeline`` does by default
         (inside each file; here each document is one passage, so the order is kept)."""
@@ -764,6 +817,7 @@ def run(
     systems: Sequence[str] = (),
     multiscript: bool = False,
     lexical_only: bool = False,
+    votes: bool = False,
 ) -> tuple[Results, Tuning]:
     results: Results = {}
     tuning: Tuning = []
@@ -788,6 +842,10 @@ def run(
         log(f"{name}: {len(collection.ids)} documents, {len(collection.queries)} judged queries")
         with tempfile.TemporaryDirectory() as tmp:
             klea = KleaPipeline(collection, cache, Path(tmp))
+            if votes:
+                for system, rank in klea.vote_rankers(Path(tmp)).items():
+                    results.setdefault(system, {})[name] = timed(collection, system, rank)
+                continue
             if klea_only:
                 for system, rank in klea.rankers().items():
                     results.setdefault(system, {})[name] = timed(collection, system, rank)
@@ -986,10 +1044,11 @@ def main(args: argparse.Namespace) -> None:
         args.systems,
         args.multiscript,
         args.lexical_only,
+        args.votes,
     )
     print(table(results, args.collections))
     print("\n".join(verdicts(results)))
-    partial = args.queries or args.klea_only or args.systems or args.multiscript
+    partial = args.queries or args.klea_only or args.systems or args.multiscript or args.votes
     if args.write and not partial and args.documents == "torch" and args.embedder == "minilm":
         results, tuning = merged(results, tuning)
         names = [name for name in DATASETS if any(name in r for r in results.values())]
@@ -1027,6 +1086,12 @@ if __name__ == "__main__":
         action="store_true",
         help="issue 37's check: the lexical legs with MultiscriptTokenizer and with unicode61 "
         "(BM25 stemmed, FTS5 plain and stemmed), alone and hybrid; no tuning, no report",
+    )
+    parser.add_argument(
+        "--votes",
+        action="store_true",
+        help="issue 37's check: the hybrid of the vector store, the BM25 pickle and an fts5 "
+        "index, one vote per store against one per leg; no tuning, no report",
     )
     parser.add_argument(
         "--documents",
