@@ -43,8 +43,9 @@ lexical store ``klea-stores-create build`` writes beside the BM25 pickle, an ``f
 index of the same documents (stemmed, multiscript, as a new build makes it), and scores
 the hybrid of the vector store and both lexical stores, fused with one vote per store
 (``rrf_merge``, as before) and with one vote per leg (``rrf_merge_legs``, what
-``KleaPipeline`` does now), beside the stemmed hybrid of one lexical store; it needs the
-vector cache (or encodes), implies ``--klea-only`` and does not write the report.
+``KleaPipeline`` does now), beside the stemmed hybrid of one lexical store, and logs the
+per-query difference of the two (mean, queries better / worse, a bootstrap interval); it
+needs the vector cache (or encodes), implies ``--klea-only`` and does not write the report.
 
 ``--documents onnx-fp32|onnx-int8`` (issue 40: a document embedder is kept only when the
 answers do not move) embeds the documents with that onnxruntime variant of the build
@@ -515,12 +516,20 @@ class KleaPipeline:
                 (by_id[str(d.id)], s) for d, s in fts5.retrieve(DOMAIN, query, k_values=k_values)
             ]
 
+        asked: dict[str, list[tuple[str, list[tuple[Document, float]]]]] = {}
+
         def lists(query: str) -> list[tuple[str, list[tuple[Document, float]]]]:
-            return [
-                ("vector store", self.vectors.retrieve(DOMAIN, query, k_values=k_values)),
-                ("BM25: bm25.pkl", self.bm25_stemmed.retrieve(DOMAIN, query, k_values=k_values)),
-                ("BM25: fts5", lexical(query)),
-            ]
+            # Both counts fuse the same three lists: each store is asked once per query.
+            if query not in asked:
+                asked[query] = [
+                    ("vector store", self.vectors.retrieve(DOMAIN, query, k_values=k_values)),
+                    (
+                        "BM25: bm25.pkl",
+                        self.bm25_stemmed.retrieve(DOMAIN, query, k_values=k_values),
+                    ),
+                    ("BM25: fts5", lexical(query)),
+                ]
+            return asked[query]
 
         def per_store(query: str) -> list[str]:
             return file_names(rrf_merge(lists(query)))
@@ -793,6 +802,39 @@ def no_vectors(collection: Collection) -> np.ndarray:
     return vectors
 
 
+def paired_difference(collection: Collection, before: Ranker, after: Ranker) -> str:
+    """Per-query nDCG@10 of ``after`` less ``before``: the mean, how many queries got
+    better, worse or stayed, and a 95% bootstrap interval of the mean (5,000 resamples,
+    seed 37), so a difference can be told from the noise of a few queries."""
+    import random
+
+    diffs = [
+        ndcg10(after(text), collection.qrels[qid]) - ndcg10(before(text), collection.qrels[qid])
+        for qid, text in collection.queries.items()
+    ]
+    n = len(diffs)
+    rng = random.Random(37)
+    means = sorted(sum(rng.choice(diffs) for _ in range(n)) / n for _ in range(5000))
+    better = sum(d > 1e-12 for d in diffs)
+    worse = sum(d < -1e-12 for d in diffs)
+    return (
+        f"mean {sum(diffs) / n:+.4f} over {n} queries (better {better}, worse {worse}, "
+        f"equal {n - better - worse}), 95% bootstrap [{means[125]:+.4f}, {means[4874]:+.4f}]"
+    )
+
+
+def memo(rank: Ranker) -> Ranker:
+    """``rank`` answering each query once (the paired comparison asks again)."""
+    seen: dict[str, list[str]] = {}
+
+    def ranked(query: str) -> list[str]:
+        if query not in seen:
+            seen[query] = rank(query)
+        return seen[query]
+
+    return ranked
+
+
 def lexical_multiscript_rows(collection: Collection, sci: SciPipeline) -> dict[str, Ranker]:
     """``--multiscript --lexical-only``: the lexical rows of the check, nothing encoded:
     klea's stemmed BM25 and sci-etl's FTS5 lexical search (``sci`` built with
@@ -843,8 +885,12 @@ def run(
         with tempfile.TemporaryDirectory() as tmp:
             klea = KleaPipeline(collection, cache, Path(tmp))
             if votes:
-                for system, rank in klea.vote_rankers(Path(tmp)).items():
+                rows = {system: memo(rank) for system, rank in klea.vote_rankers(Path(tmp)).items()}
+                for system, rank in rows.items():
                     results.setdefault(system, {})[name] = timed(collection, system, rank)
+                per_store, per_leg = (rows[s] for s in list(rows)[-2:])
+                paired = paired_difference(collection, per_store, per_leg)
+                log(f"  a vote per leg against per store, nDCG@10: {paired}")
                 continue
             if klea_only:
                 for system, rank in klea.rankers().items():

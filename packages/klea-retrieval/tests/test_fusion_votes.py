@@ -12,11 +12,17 @@ import logging
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._retrieval.fusion import VOTES, document_key, rrf_merge_legs
+from klea_utils.stores._retrieval.fusion import VOTES, document_key
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.pipeline import KleaPipeline
 from klea_utils.stores.retrieve_cli import VOTES as CLI_VOTES
-from klea_utils.stores.utils import RRF_K, SOURCE_SCORES_KEY, instantiate_vector_store, rrf_merge
+from klea_utils.stores.utils import (
+    RRF_K,
+    SOURCE_SCORES_KEY,
+    instantiate_vector_store,
+    rrf_merge,
+    rrf_merge_legs,
+)
 from langchain_core.documents import Document
 from retrieval_backends import add_documents
 from retrieval_support import write_corpus_pickle, write_fts5_index
