@@ -4,8 +4,10 @@ For a domain of a :class:`~klea_utils.stores.config.RetrieverConfig`,
 :meth:`KleaPipeline.retrieve` queries every vector store
 (:class:`~klea_utils.stores.retrieval.vs.VSRetriever`) and every BM25 store
 (:class:`~klea_utils.stores.retrieval.bm25.BM25RetrieverManager`) with ``k`` hits each,
-fuses the ranked lists by Reciprocal Rank Fusion (one vote per store, or with ``votes="legs"``
-one per leg: :func:`~klea_utils.stores._retrieval.fusion.rrf_merge_legs`), re-scores them by
+fuses the ranked lists by Reciprocal Rank Fusion with one vote per leg (a domain's lexical
+stores, a BM25 pickle and an ``fts5:`` index of the same chunks, are fused among themselves
+first: :func:`~klea_utils.stores.utils.rrf_merge_legs`; ``votes="stores"`` gives each store a
+vote), re-scores them by
 the place inside each passage where the question's distinguishing words meet
 (:mod:`klea_utils.stores._retrieval.passage_focus`: each store is then asked for a deeper
 pool and the best of it is kept, as many as the stores' top ``k`` would have given),
@@ -140,10 +142,10 @@ class KleaPipeline:
         focus: How fused candidates are re-scored by passage focus
             (:class:`~klea_utils.stores._retrieval.passage_focus.FocusParams`); ``None``
             fuses each store's top ``k`` as they are.
-        votes: ``legs``: each leg, vector and lexical, is one vote in the fusion, its
-            stores' lists fused among themselves first; ``stores`` (default): every
-            store's list is a vote (two lexical stores of the same chunks then outvote
-            the vector store whenever they agree).
+        votes: ``legs`` (default): each leg, vector and lexical, is one vote in the
+            fusion, its stores' lists fused among themselves first; ``stores``: every
+            store's list is a vote, as before issue 37 (two lexical stores of the same
+            chunks then outvote the vector store whenever they agree).
 
     Raises:
         ValueError: When ``k`` is below 1, ``leg_timeout`` is not positive, or the
@@ -164,7 +166,7 @@ class KleaPipeline:
         context: str | None = None,
         context_tokens: int = DEFAULT_CONTEXT_TOKENS,
         focus: FocusParams | None = DEFAULT_FOCUS,
-        votes: str = "stores",
+        votes: str = "legs",
     ) -> None:
         if votes not in VOTES:
             raise ValueError(f"votes must be one of {', '.join(VOTES)}, got {votes!r}")

@@ -13,8 +13,8 @@ is used. Every local store path is checked before anything is loaded.
 
 For each selected domain (every domain by default) the vector stores and the BM25 stores
 are queried with ``k`` each, the stores' ranked lists are fused by Reciprocal Rank Fusion
-with one vote per store (``--votes legs``: one per leg, the lexical stores' lists fused
-among themselves first), the
+with one vote per leg (the lexical stores' lists fused among themselves first; ``--votes
+stores`` gives each store's list a vote, as before), the
 result is optionally re-ranked by a cross-encoder, re-ranked by recency, each hit
 optionally widened with its neighbouring chunks of the same section (``--context``, up to
 ``--context-tokens``), truncated to ``--max-chars`` and printed as the serialized
@@ -165,11 +165,11 @@ def retrieve(
         typer.Option(
             "--votes",
             metavar="legs|stores",
-            help="How the fusion counts the stores' ranked lists: one per store (stores), or "
-            "one per leg, vector and lexical (legs: a BM25 pickle and an fts5: index of the "
-            "same chunks are fused first).",
+            help="How the fusion counts the stores' ranked lists: one vote per leg, vector "
+            "and lexical (legs: a BM25 pickle and an fts5: index of the same chunks are "
+            "fused first), or one per store (stores, as before).",
         ),
-    ] = "stores",
+    ] = "legs",
     verbose: Verbose = 0,
     quiet: Quiet = False,
     old_stores: Annotated[Path | None, typer.Option("--stores", hidden=True)] = None,
@@ -324,7 +324,7 @@ def run(args: Any, logger: logging.Logger) -> str:
         logger=logger,
         context=getattr(args, "context", None),
         context_tokens=getattr(args, "context_tokens", DEFAULT_CONTEXT_TOKENS),
-        votes=getattr(args, "votes", "stores"),
+        votes=getattr(args, "votes", "legs"),
     )
     try:
         for domain in domains:
