@@ -38,6 +38,15 @@ neither tunes nor writes the report. ``--lexical-only`` with it keeps the lexica
 (klea's stemmed BM25, sci-etl's FTS5 plain and stemmed, each with both tokenizers) and
 encodes nothing, for a machine without the vector cache.
 
+``--votes`` (issue 37: one vote per leg in the fusion) adds to the klea pipeline the
+lexical store ``klea-stores-create build`` writes beside the BM25 pickle, an ``fts5:``
+index of the same documents (stemmed, multiscript, as a new build makes it), and scores
+the hybrid of the vector store and both lexical stores, fused with one vote per store
+(``rrf_merge``, as before) and with one vote per leg (``rrf_merge_legs``, what
+``KleaPipeline`` does now), beside the stemmed hybrid of one lexical store, and logs the
+per-query difference of the two (mean, queries better / worse, a bootstrap interval); it
+needs the vector cache (or encodes), implies ``--klea-only`` and does not write the report.
+
 ``--documents onnx-fp32|onnx-int8`` (issue 40: a document embedder is kept only when the
 answers do not move) embeds the documents with that onnxruntime variant of the build
 instead of sentence-transformers, cached under its own name; queries keep
@@ -68,6 +77,7 @@ from klea_utils.stores._retrieval.bm25_scoring import (
     stemmed_preprocessing_func,
     top_documents,
 )
+from klea_utils.stores._retrieval.fusion import rrf_merge_legs
 from klea_utils.stores._retrieval.passage_focus import focus_rerank
 from klea_utils.stores.config import (
     BM25StoreInfo,
@@ -483,6 +493,58 @@ class KleaPipeline:
             out[f"klea hybrid (RRF), stemmed BM25, {label} tokens"] = hybrid
         return out
 
+    def vote_rankers(self, folder: Path) -> dict[str, Ranker]:
+        """``--votes``: the vector store, the stemmed BM25 pickle and an ``fts5:`` index of
+        the same documents (stemmed, multiscript: a new build's), fused with one vote per
+        store and with one vote per leg; beside them the stemmed hybrid of one store."""
+        from klea_utils.stores.retrieval.fts5_index import write_fts5_chunks
+
+        index = folder / "fts5.sqlite"
+        write_fts5_chunks(
+            index, [(str(d.id), d) for d in self.docs], stemming=True, multiscript=True
+        )
+        info = BM25StoreInfo(name="fts5", path=f"fts5:{index}", default_k=DEPTH, k_max=10 * DEPTH)
+        config = RetrieverConfig(domains={DOMAIN: PerDomainConfig(bm25_stores=[info])})
+        fts5 = BM25RetrieverManager(config, logging.getLogger("quality.klea"))
+        k_values = {DOMAIN: {DOMAIN: DEPTH, "bm25": DEPTH, "fts5": DEPTH}}
+        by_id = {str(d.id): d for d in self.docs}
+
+        def lexical(query: str) -> list[tuple[Document, float]]:
+            # The index returns its normalized text; the documents as the other stores
+            # hold them keep the fusion's identity (file name and text) one per document.
+            return [
+                (by_id[str(d.id)], s) for d, s in fts5.retrieve(DOMAIN, query, k_values=k_values)
+            ]
+
+        asked: dict[str, list[tuple[str, list[tuple[Document, float]]]]] = {}
+
+        def lists(query: str) -> list[tuple[str, list[tuple[Document, float]]]]:
+            # Both counts fuse the same three lists: each store is asked once per query.
+            if query not in asked:
+                asked[query] = [
+                    ("vector store", self.vectors.retrieve(DOMAIN, query, k_values=k_values)),
+                    (
+                        "BM25: bm25.pkl",
+                        self.bm25_stemmed.retrieve(DOMAIN, query, k_values=k_values),
+                    ),
+                    ("BM25: fts5", lexical(query)),
+                ]
+            return asked[query]
+
+        def per_store(query: str) -> list[str]:
+            return file_names(rrf_merge(lists(query)))
+
+        def per_leg(query: str) -> list[str]:
+            vector, *lexical = lists(query)
+            return file_names(rrf_merge_legs([("vector store", [vector]), ("BM25", lexical)]))
+
+        return {
+            "klea hybrid (RRF), stemmed BM25": lambda q: file_names(self.fused(q, stemmed=True)),
+            "klea fts5 (stemmed, multiscript)": lambda q: file_names(lexical(q)),
+            "klea hybrid, vector + BM25 pickle + fts5, a vote per store": per_store,
+            "klea hybrid, vector + BM25 pickle + fts5, a vote per leg": per_leg,
+        }
+
     def focused(self, query: str) -> list[str]:
         """The stemmed hybrid re-ordered by passage focus as ``KleaPipeline`` does by default
         (inside each file; here each document is one passage, so the order is kept)."""
@@ -740,6 +802,39 @@ def no_vectors(collection: Collection) -> np.ndarray:
     return vectors
 
 
+def paired_difference(collection: Collection, before: Ranker, after: Ranker) -> str:
+    """Per-query nDCG@10 of ``after`` less ``before``: the mean, how many queries got
+    better, worse or stayed, and a 95% bootstrap interval of the mean (5,000 resamples,
+    seed 37), so a difference can be told from the noise of a few queries."""
+    import random
+
+    diffs = [
+        ndcg10(after(text), collection.qrels[qid]) - ndcg10(before(text), collection.qrels[qid])
+        for qid, text in collection.queries.items()
+    ]
+    n = len(diffs)
+    rng = random.Random(37)
+    means = sorted(sum(rng.choice(diffs) for _ in range(n)) / n for _ in range(5000))
+    better = sum(d > 1e-12 for d in diffs)
+    worse = sum(d < -1e-12 for d in diffs)
+    return (
+        f"mean {sum(diffs) / n:+.4f} over {n} queries (better {better}, worse {worse}, "
+        f"equal {n - better - worse}), 95% bootstrap [{means[125]:+.4f}, {means[4874]:+.4f}]"
+    )
+
+
+def memo(rank: Ranker) -> Ranker:
+    """``rank`` answering each query once (the paired comparison asks again)."""
+    seen: dict[str, list[str]] = {}
+
+    def ranked(query: str) -> list[str]:
+        if query not in seen:
+            seen[query] = rank(query)
+        return seen[query]
+
+    return ranked
+
+
 def lexical_multiscript_rows(collection: Collection, sci: SciPipeline) -> dict[str, Ranker]:
     """``--multiscript --lexical-only``: the lexical rows of the check, nothing encoded:
     klea's stemmed BM25 and sci-etl's FTS5 lexical search (``sci`` built with
@@ -764,6 +859,7 @@ def run(
     systems: Sequence[str] = (),
     multiscript: bool = False,
     lexical_only: bool = False,
+    votes: bool = False,
 ) -> tuple[Results, Tuning]:
     results: Results = {}
     tuning: Tuning = []
@@ -788,6 +884,14 @@ def run(
         log(f"{name}: {len(collection.ids)} documents, {len(collection.queries)} judged queries")
         with tempfile.TemporaryDirectory() as tmp:
             klea = KleaPipeline(collection, cache, Path(tmp))
+            if votes:
+                rows = {system: memo(rank) for system, rank in klea.vote_rankers(Path(tmp)).items()}
+                for system, rank in rows.items():
+                    results.setdefault(system, {})[name] = timed(collection, system, rank)
+                per_store, per_leg = (rows[s] for s in list(rows)[-2:])
+                paired = paired_difference(collection, per_store, per_leg)
+                log(f"  a vote per leg against per store, nDCG@10: {paired}")
+                continue
             if klea_only:
                 for system, rank in klea.rankers().items():
                     results.setdefault(system, {})[name] = timed(collection, system, rank)
@@ -986,10 +1090,11 @@ def main(args: argparse.Namespace) -> None:
         args.systems,
         args.multiscript,
         args.lexical_only,
+        args.votes,
     )
     print(table(results, args.collections))
     print("\n".join(verdicts(results)))
-    partial = args.queries or args.klea_only or args.systems or args.multiscript
+    partial = args.queries or args.klea_only or args.systems or args.multiscript or args.votes
     if args.write and not partial and args.documents == "torch" and args.embedder == "minilm":
         results, tuning = merged(results, tuning)
         names = [name for name in DATASETS if any(name in r for r in results.values())]
@@ -1027,6 +1132,12 @@ if __name__ == "__main__":
         action="store_true",
         help="issue 37's check: the lexical legs with MultiscriptTokenizer and with unicode61 "
         "(BM25 stemmed, FTS5 plain and stemmed), alone and hybrid; no tuning, no report",
+    )
+    parser.add_argument(
+        "--votes",
+        action="store_true",
+        help="issue 37's check: the hybrid of the vector store, the BM25 pickle and an fts5 "
+        "index, one vote per store against one per leg; no tuning, no report",
     )
     parser.add_argument(
         "--documents",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ CHUNKS = {
     "fa:0": "این پژوهش روش تازه‌ای برای یادگیری ماشین در پزشکی ارائه می‌دهد.",
     "ar:0": "قدمت هذه الدراسة طريقة جديدة للتعلم الآلي في تحليل الصور الطبية.",
     "en:0": "A new deep learning method for medical image segmentation.",
+    "th:0": "งานวิจัยนี้เสนอวิธีการเรียนรู้เชิงลึกแบบใหม่สำหรับการแบ่งส่วนภาพทางการแพทย์",
 }
 
 QUESTIONS = [
@@ -28,6 +30,7 @@ QUESTIONS = [
     ("یادگیری ماشین در پزشکی", "fa:0"),
     ("التعلم الآلي للصور الطبية", "ar:0"),
     ("deep learning segmentation", "en:0"),
+    ("การแบ่งส่วนภาพทางการแพทย์", "th:0"),
 ]
 
 
@@ -118,3 +121,37 @@ async def test_klea_serve_filters_and_facets_by_the_chunks_language(tmp_path: Pa
         await backend.aclose()
     assert facet_values(display_metadata({"language": "fa"}), "language") == ["fa"]
     assert facet_values(display_metadata({"language": "und"}), "language") == []
+
+
+async def test_klea_serve_highlights_the_question_words_in_every_script(tmp_path: Path) -> None:
+    """Each question's first hit is its chunk, a highlight falls on a piece of the question
+    (two characters in a row of it), and none ends inside a letter (before a combining
+    mark: a Thai tone mark, Arabic harakat)."""
+    from klea_utils.stores.retrieval.fts5_index import awrite_fts5_chunks
+    from klea_utils.stores.serve.core.params import SearchParams
+    from klea_utils.stores.serve.search.backend import SearchBackend
+
+    path = tmp_path / "m.sqlite"
+    pairs = [(cid, Document(page_content=text)) for cid, text in CHUNKS.items()]
+    await awrite_fts5_chunks(path, pairs, multiscript=True)
+    backend = SearchBackend(path, None, None)
+    try:
+        for question, chunk in QUESTIONS:
+            out = await backend.search(SearchParams(query=question), passages=3)
+            assert out["error"] is None
+            hit = out["hits"][0]
+            assert hit["record_id"] == chunk, question
+            spans = [(s["text"], a, b) for s in hit["snippets"] for a, b in s["highlights"]]
+            marked = [text[a:b] for text, a, b in spans]
+            assert any(m[i : i + 2] in question for m in marked for i in range(len(m) - 1)), (
+                question,
+                marked,
+            )
+            for text, _, end in spans:
+                after = text[end : end + 1]
+                assert not after or not unicodedata.category(after).startswith("M"), (
+                    question,
+                    marked,
+                )
+    finally:
+        await backend.aclose()

@@ -4,7 +4,10 @@ For a domain of a :class:`~klea_utils.stores.config.RetrieverConfig`,
 :meth:`KleaPipeline.retrieve` queries every vector store
 (:class:`~klea_utils.stores.retrieval.vs.VSRetriever`) and every BM25 store
 (:class:`~klea_utils.stores.retrieval.bm25.BM25RetrieverManager`) with ``k`` hits each,
-fuses the ranked lists with :func:`~klea_utils.stores.utils.rrf_merge`, re-scores them by
+fuses the ranked lists by Reciprocal Rank Fusion with one vote per leg (a domain's lexical
+stores, a BM25 pickle and an ``fts5:`` index of the same chunks, are fused among themselves
+first: :func:`~klea_utils.stores.utils.rrf_merge_legs`; ``votes="stores"`` gives each store a
+vote), re-scores them by
 the place inside each passage where the question's distinguishing words meet
 (:mod:`klea_utils.stores._retrieval.passage_focus`: each store is then asked for a deeper
 pool and the best of it is kept, as many as the stores' top ``k`` would have given),
@@ -47,7 +50,7 @@ from klea_utils.stores._retrieval.context import (
     widen_hits,
 )
 from klea_utils.stores._retrieval.embedding_defaults import DEFAULT_EMBEDDING_MODEL
-from klea_utils.stores._retrieval.fusion import document_key
+from klea_utils.stores._retrieval.fusion import VOTES, document_key, rrf_merge_legs
 from klea_utils.stores._retrieval.passage_focus import FocusParams, focus_rerank
 from klea_utils.stores._retrieval.pool_similarity import pool_similarities
 from klea_utils.stores._retrieval.reference_lists import settle_reference_lists
@@ -81,6 +84,12 @@ DEFAULT_FOCUS = FocusParams()
 
 def _same_objects(kept: Sequence[Any], current: Sequence[Any]) -> bool:
     return len(kept) == len(current) and all(map(operator.is_, kept, current))
+
+
+def _of_leg(label: str, leg: str) -> bool:
+    """Whether a list labelled ``label`` came from the leg ``leg`` (a manager labels its
+    lists ``leg``, or ``"<leg>: <store name>"`` when the domain has several stores)."""
+    return label == leg or label.startswith(f"{leg}: ")
 
 
 def _positive_int(value: object) -> bool:
@@ -134,10 +143,15 @@ class KleaPipeline:
         focus: How fused candidates are re-scored by passage focus
             (:class:`~klea_utils.stores._retrieval.passage_focus.FocusParams`); ``None``
             fuses each store's top ``k`` as they are.
+        votes: ``legs`` (default): each leg, vector and lexical, is one vote in the
+            fusion, its stores' lists fused among themselves first; ``stores``: every
+            store's list is a vote, as before issue 37 (two lexical stores of the same
+            chunks then outvote the vector store whenever they agree).
 
     Raises:
         ValueError: When ``k`` is below 1, ``leg_timeout`` is not positive, or the
-            context settings are not valid.
+            context settings are not valid, or ``votes`` is not one of ``legs``,
+            ``stores``.
     """
 
     def __init__(
@@ -153,7 +167,11 @@ class KleaPipeline:
         context: str | None = None,
         context_tokens: int = DEFAULT_CONTEXT_TOKENS,
         focus: FocusParams | None = DEFAULT_FOCUS,
+        votes: str = "legs",
     ) -> None:
+        if votes not in VOTES:
+            raise ValueError(f"votes must be one of {', '.join(VOTES)}, got {votes!r}")
+        self.votes = votes
         self.focus = focus
         self._sources: dict[str, tuple[tuple[Any, ...], list[NeighbourSource]]] = {}
         self.context = check_context(
@@ -344,11 +362,11 @@ class KleaPipeline:
         reference-list chunks then step back unless the question asks for a reference
         list (:mod:`~klea_utils.stores._retrieval.reference_lists`)."""
         if self.focus is None:
-            return rrf_merge(sets)
+            return self._merge(sets)
         shallow = {
             document_key(d) for (_, hits), n in zip(sets, depths, strict=True) for d, _ in hits[:n]
         }
-        merged = rrf_merge(sets)
+        merged = self._merge(sets)
         similarities = None
         # Only when the vector leg answered: its question vector is then in the memo (a
         # leg that failed or timed out must not be waited for here).
@@ -359,6 +377,24 @@ class KleaPipeline:
         if self.focus.reference_lists_back:
             focused = settle_reference_lists(query, focused)
         return focused[: len(shallow)]
+
+    def _merge(
+        self, sets: list[tuple[str, list[tuple[Document, float]]]]
+    ) -> list[tuple[Document, float]]:
+        """RRF of the stores' lists: one vote per leg, or per store (``votes``)."""
+        if self.votes == "stores":
+            return rrf_merge(sets)
+        names = (self.vector.source_label, self.bm25.source_label)
+        legs = [
+            (leg, [(label, hits) for label, hits in sets if _of_leg(label, leg)]) for leg in names
+        ]
+        # A list of no known leg (none today) keeps a vote of its own.
+        legs += [
+            (label, [(label, hits)])
+            for label, hits in sets
+            if not any(_of_leg(label, leg) for leg in names)
+        ]
+        return rrf_merge_legs(legs)
 
     def _pool_similarities(
         self, domain: str, query: str, docs: list[Document]

@@ -5,13 +5,16 @@ Usage::
     klea-retrieve [--stores-config FILE | --store COLLECTION=URI ... --bm25-store PATH ...]
                   [--domain D] [--filter JSON] [-k N] [--rerank MODEL]
                   [--embedding-model SPEC] [--max-chars N] [--json]
-                  [--context off|neighbours|section] [--context-tokens N] QUERY
+                  [--context off|neighbours|section] [--context-tokens N]
+                  [--votes legs|stores] QUERY
 
 With neither ``--stores-config`` nor stores, the file named by ``KLEA_STORES_CONFIG_FILE``
 is used. Every local store path is checked before anything is loaded.
 
 For each selected domain (every domain by default) the vector stores and the BM25 stores
-are queried with ``k`` each, every store's ranked list is fused with ``rrf_merge``, the
+are queried with ``k`` each, the stores' ranked lists are fused by Reciprocal Rank Fusion
+with one vote per leg (the lexical stores' lists fused among themselves first; ``--votes
+stores`` gives each store's list a vote, as before), the
 result is optionally re-ranked by a cross-encoder, re-ranked by recency, each hit
 optionally widened with its neighbouring chunks of the same section (``--context``, up to
 ``--context-tokens``), truncated to ``--max-chars`` and printed as the serialized
@@ -59,6 +62,10 @@ DEFAULT_EMBEDDING_MODEL = "huggingface:all-MiniLM-L6-v2"
 
 DEFAULT_CONTEXT_TOKENS = 768
 """``klea_utils.stores._retrieval.context.DEFAULT_CONTEXT_TOKENS`` (kept equal by a test)."""
+
+VOTES = ("legs", "stores")
+"""``klea_utils.stores._retrieval.fusion.VOTES``, the values of ``--votes`` (kept equal by a
+test)."""
 
 STORES_CONFIG_ENV_VAR = "KLEA_STORES_CONFIG_FILE"
 """``klea_utils.stores.utils.STORES_CONFIG_ENV_VAR`` (a test keeps the two equal)."""
@@ -153,6 +160,16 @@ def retrieve(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
     context: Context = None,
     context_tokens: ContextTokens = None,
+    votes: Annotated[
+        str,
+        typer.Option(
+            "--votes",
+            metavar="legs|stores",
+            help="How the fusion counts the stores' ranked lists: one vote per leg, vector "
+            "and lexical (legs: a BM25 pickle and an fts5: index of the same chunks are "
+            "fused first), or one per store (stores, as before).",
+        ),
+    ] = "legs",
     verbose: Verbose = 0,
     quiet: Quiet = False,
     old_stores: Annotated[Path | None, typer.Option("--stores", hidden=True)] = None,
@@ -162,6 +179,12 @@ def retrieve(
 ) -> None:
     logger = _configure_logging(verbose, quiet)
     check_context(context)
+    if votes not in VOTES:
+        typer.echo(
+            f"klea-retrieve: error: --votes must be one of {', '.join(VOTES)}, got {votes!r}",
+            err=True,
+        )
+        raise typer.Exit(2)
     if rerank is not None and not rerank.strip():
         typer.echo(
             "klea-retrieve: error: --rerank needs a cross-encoder model name or folder, "
@@ -185,6 +208,7 @@ def retrieve(
         json=as_json,
         context=context,
         context_tokens=DEFAULT_CONTEXT_TOKENS if context_tokens is None else context_tokens,
+        votes=votes,
     )
     from klea_utils.stores.exceptions import (
         KleaStoresError,
@@ -300,6 +324,7 @@ def run(args: Any, logger: logging.Logger) -> str:
         logger=logger,
         context=getattr(args, "context", None),
         context_tokens=getattr(args, "context_tokens", DEFAULT_CONTEXT_TOKENS),
+        votes=getattr(args, "votes", "legs"),
     )
     try:
         for domain in domains:

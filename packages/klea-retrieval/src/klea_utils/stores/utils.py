@@ -16,7 +16,7 @@ from klea_utils.stores._retrieval.config_files import (
     load_retriever_config,
     resolve_stores_config_path,
 )
-from klea_utils.stores._retrieval.fusion import RRF_K, SOURCE_SCORES_KEY, rrf_merge
+from klea_utils.stores._retrieval.fusion import RRF_K, SOURCE_SCORES_KEY, rrf_merge, rrf_merge_legs
 from klea_utils.stores._retrieval.references import (
     REF_DOC_OVERHEAD,
     serialize_reference_material,
@@ -69,6 +69,7 @@ __all__ = [
     "rerank_by_recency",
     "resolve_stores_config_path",
     "rrf_merge",
+    "rrf_merge_legs",
     "serialize_reference_material",
     "truncate_reference_material",
 ]

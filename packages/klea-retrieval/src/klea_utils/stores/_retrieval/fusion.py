@@ -1,4 +1,13 @@
-"""Reciprocal Rank Fusion of per-source retrieval results."""
+"""Reciprocal Rank Fusion of per-source retrieval results, and one vote per leg.
+
+:func:`rrf_merge` gives every ranked list one vote. :func:`rrf_merge_legs` groups the lists
+by leg (the vector leg, the lexical leg) and gives every *leg* one vote: the lists of a
+leg are fused among themselves first, and that one list enters the final fusion. A
+library that ``klea-stores-create build`` writes has two lexical stores of the same
+chunks (the BM25 pickle and the ``fts5:`` index); counted as two votes, they outvote the
+one vector list whenever they agree (issue 37: an English question about a Japanese
+paper, which only the vector leg can find).
+"""
 
 from __future__ import annotations
 
@@ -7,12 +16,15 @@ from collections.abc import Sequence
 from langchain_core.documents import Document
 from sci_etl_core.search.fusion import FusionParams, reciprocal_rank_fusion
 
-__all__ = ["RRF_K", "SOURCE_SCORES_KEY", "document_key", "rrf_merge"]
+__all__ = ["RRF_K", "SOURCE_SCORES_KEY", "VOTES", "document_key", "rrf_merge", "rrf_merge_legs"]
 
 RRF_K = 60
 """Rank offset for Reciprocal Rank Fusion: rank ``r`` contributes ``1 / (RRF_K + r)``."""
 
 _PARAMS = FusionParams(k=RRF_K)
+
+VOTES = ("legs", "stores")
+"""How lists are counted in the fusion: one vote per leg (the default), or per store."""
 
 SOURCE_SCORES_KEY = "_source_scores"
 """Metadata key holding each document's original per-source scores, set by ``rrf_merge``."""
@@ -80,3 +92,52 @@ def rrf_merge(
         metadata = {**doc.metadata, SOURCE_SCORES_KEY: dict(source_scores[key])}
         merged.append((doc.model_copy(update={"metadata": metadata}), score))
     return merged
+
+
+ResultSets = Sequence[tuple[str, Sequence[tuple[Document, float]]]]
+
+
+def rrf_merge_legs(
+    legs: Sequence[tuple[str, ResultSets]], num_refs_max: int | None = None
+) -> list[tuple[Document, float]]:
+    """Fuse ranked lists with one vote per leg, however many stores a leg read.
+
+    ``legs`` are ``(leg_label, result_sets)`` pairs. A leg of several lists is first
+    fused on its own (:func:`rrf_merge`), and its fused list enters the final
+    :func:`rrf_merge` under ``leg_label``; a leg of one list enters as it is, under its
+    own label, so with one list per leg the result is exactly ``rrf_merge`` of the
+    lists. A leg without lists is skipped.
+
+    :data:`SOURCE_SCORES_KEY` keeps the stores' original scores: a document found by a
+    fused leg holds ``{store_label: score}`` for each of that leg's stores that found it,
+    never the leg's intermediate fused score.
+
+    Raises:
+        ValueError: When ``num_refs_max`` is negative.
+    """
+    votes: list[tuple[str, Sequence[tuple[Document, float]]]] = []
+    pooled_labels: set[str] = set()
+    store_scores: dict[str, dict[str, float]] = {}
+    for label, result_sets in legs:
+        if len(result_sets) == 1:
+            votes.append(result_sets[0])
+        elif result_sets:
+            pooled = rrf_merge(result_sets)
+            for doc, _ in pooled:
+                store_scores.setdefault(document_key(doc), {}).update(
+                    doc.metadata[SOURCE_SCORES_KEY]
+                )
+            votes.append((label, pooled))
+            pooled_labels.add(label)
+    merged = rrf_merge(votes, num_refs_max)
+    if not pooled_labels:
+        return merged
+    out: list[tuple[Document, float]] = []
+    for doc, score in merged:
+        found = store_scores.get(document_key(doc), {})
+        scores = {
+            k: v for k, v in doc.metadata[SOURCE_SCORES_KEY].items() if k not in pooled_labels
+        }
+        metadata = {**doc.metadata, SOURCE_SCORES_KEY: {**scores, **found}}
+        out.append((doc.model_copy(update={"metadata": metadata}), score))
+    return out
