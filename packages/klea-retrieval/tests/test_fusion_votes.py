@@ -12,7 +12,7 @@ import logging
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._retrieval.fusion import VOTES, document_key
+from klea_utils.stores._retrieval.fusion import VOTES, document_key, reads_many_languages, votes_for
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.pipeline import KleaPipeline
 from klea_utils.stores.retrieve_cli import VOTES as CLI_VOTES
@@ -127,8 +127,41 @@ def test_the_fused_hit_keeps_each_stores_own_score(config, minilm_embeddings):
     assert "BM25" not in labels
 
 
+def test_auto_counts_legs_only_for_a_multilingual_embedder(config, minilm_embeddings):
+    """The English figures were measured with a vote per store; a library embedded by a
+    multilingual model, whose vector leg alone finds papers across languages, gets a vote
+    per leg (the domain's configured ``embedding_model`` says which)."""
+    assert fused_scores(config, minilm_embeddings, "auto") == fused_scores(
+        config, minilm_embeddings, "stores"
+    )
+    multilingual = config.model_copy(deep=True)
+    multilingual.domains["papers"].embedding_model = "use:multilingual-v3"
+    assert fused_scores(multilingual, minilm_embeddings, "auto") == fused_scores(
+        config, minilm_embeddings, "legs"
+    )
+
+
+@pytest.mark.parametrize(
+    ("spec", "many"),
+    [
+        ("use:multilingual-v3", True),
+        ("huggingface:sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2", True),
+        ("huggingface:intfloat/multilingual-e5-small", True),
+        ("huggingface:sentence-transformers/LaBSE", True),
+        ("huggingface:BAAI/bge-m3", True),
+        ("huggingface:all-MiniLM-L6-v2", False),
+        ("custom", False),
+        (None, False),
+    ],
+)
+def test_multilingual_models_are_known_by_name(spec, many):
+    assert reads_many_languages(spec) is many
+    assert votes_for("auto", spec) == ("legs" if many else "stores")
+    assert votes_for("stores", spec) == "stores"
+
+
 def test_bad_votes_are_refused_by_name(config):
-    with pytest.raises(ValueError, match="votes must be one of legs, stores, got 'fused'"):
+    with pytest.raises(ValueError, match="votes must be one of auto, legs, stores, got 'fused'"):
         KleaPipeline(config, votes="fused")
     assert CLI_VOTES == VOTES
 

@@ -90,14 +90,14 @@ def test_argument_errors_are_usage_errors(stores_json, capsys, tmp_path):
 
 
 def test_votes_keep_each_stores_score_and_refuse_other_values(stores_json, capsys):
-    for votes in ("legs", "stores"):
+    for votes in ("auto", "legs", "stores"):
         argv = ["--stores-config", str(stores_json), "--domain", "neuro", "-k", "1"]
         assert main([*argv, "--context", "off", "--votes", votes, "--json", "Golgi cells"]) == 0
         (hit,) = json.loads(capsys.readouterr().out)["neuro"]
         assert hit["metadata"]["file_name"] == "sinha2021.pdf"
         assert set(hit["metadata"]["_source_scores"]) == {"BM25: pickled", "BM25: fts"}
     assert main(["--stores-config", str(stores_json), "--votes", "fused", "q"]) == 2
-    assert "--votes must be one of legs, stores, got 'fused'" in capsys.readouterr().err
+    assert "--votes must be one of auto, legs, stores, got 'fused'" in capsys.readouterr().err
 
 
 def test_old_flags_still_work(stores_json, capsys):

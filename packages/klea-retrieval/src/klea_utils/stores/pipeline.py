@@ -4,10 +4,10 @@ For a domain of a :class:`~klea_utils.stores.config.RetrieverConfig`,
 :meth:`KleaPipeline.retrieve` queries every vector store
 (:class:`~klea_utils.stores.retrieval.vs.VSRetriever`) and every BM25 store
 (:class:`~klea_utils.stores.retrieval.bm25.BM25RetrieverManager`) with ``k`` hits each,
-fuses the ranked lists by Reciprocal Rank Fusion with one vote per leg (a domain's lexical
-stores, a BM25 pickle and an ``fts5:`` index of the same chunks, are fused among themselves
-first: :func:`~klea_utils.stores.utils.rrf_merge_legs`; ``votes="stores"`` gives each store a
-vote), re-scores them by
+fuses the ranked lists by Reciprocal Rank Fusion (one vote per store's list; with a
+multilingual embedder, or ``votes="legs"``, one vote per leg: a domain's lexical stores, a
+BM25 pickle and an ``fts5:`` index of the same chunks, are fused among themselves first,
+:func:`~klea_utils.stores.utils.rrf_merge_legs`), re-scores them by
 the place inside each passage where the question's distinguishing words meet
 (:mod:`klea_utils.stores._retrieval.passage_focus`: each store is then asked for a deeper
 pool and the best of it is kept, as many as the stores' top ``k`` would have given),
@@ -50,7 +50,7 @@ from klea_utils.stores._retrieval.context import (
     widen_hits,
 )
 from klea_utils.stores._retrieval.embedding_defaults import DEFAULT_EMBEDDING_MODEL
-from klea_utils.stores._retrieval.fusion import VOTES, document_key, rrf_merge_legs
+from klea_utils.stores._retrieval.fusion import VOTES, document_key, rrf_merge_legs, votes_for
 from klea_utils.stores._retrieval.passage_focus import FocusParams, focus_rerank
 from klea_utils.stores._retrieval.pool_similarity import pool_similarities
 from klea_utils.stores._retrieval.reference_lists import settle_reference_lists
@@ -143,15 +143,20 @@ class KleaPipeline:
         focus: How fused candidates are re-scored by passage focus
             (:class:`~klea_utils.stores._retrieval.passage_focus.FocusParams`); ``None``
             fuses each store's top ``k`` as they are.
-        votes: ``legs`` (default): each leg, vector and lexical, is one vote in the
-            fusion, its stores' lists fused among themselves first; ``stores``: every
-            store's list is a vote, as before issue 37 (two lexical stores of the same
-            chunks then outvote the vector store whenever they agree).
+        votes: ``legs``: each leg, vector and lexical, is one vote in the fusion, its
+            stores' lists fused among themselves first; ``stores``: every store's list
+            is a vote (two lexical stores of the same chunks then outvote the vector
+            store whenever they agree); ``auto`` (default): ``legs`` when the domain's
+            embedder reads many languages (its ``embedding_model`` in the configuration,
+            else ``embedding_model`` here: ``use:multilingual-v3`` and models named
+            multilingual, LaBSE, bge-m3), where the vector leg is the only one that can
+            find a paper in another language than the question, ``stores`` otherwise,
+            the count the English figures were measured with.
 
     Raises:
         ValueError: When ``k`` is below 1, ``leg_timeout`` is not positive, or the
-            context settings are not valid, or ``votes`` is not one of ``legs``,
-            ``stores``.
+            context settings are not valid, or ``votes`` is not one of ``auto``,
+            ``legs``, ``stores``.
     """
 
     def __init__(
@@ -167,7 +172,7 @@ class KleaPipeline:
         context: str | None = None,
         context_tokens: int = DEFAULT_CONTEXT_TOKENS,
         focus: FocusParams | None = DEFAULT_FOCUS,
-        votes: str = "legs",
+        votes: str = "auto",
     ) -> None:
         if votes not in VOTES:
             raise ValueError(f"votes must be one of {', '.join(VOTES)}, got {votes!r}")
@@ -190,6 +195,7 @@ class KleaPipeline:
         self.leg_timeout = leg_timeout
         self.logger = logger or _LOG
         spec = embedding_model if isinstance(embedding_model, str) else "custom"
+        self._embedder_spec = spec
         kw = {"default_k": k, "k_max": max(k, 100)}
         self.vector = VSRetriever(config, self.logger, spec, **kw)
         if not isinstance(embedding_model, str):
@@ -362,11 +368,11 @@ class KleaPipeline:
         reference-list chunks then step back unless the question asks for a reference
         list (:mod:`~klea_utils.stores._retrieval.reference_lists`)."""
         if self.focus is None:
-            return self._merge(sets)
+            return self._merge(sets, domain)
         shallow = {
             document_key(d) for (_, hits), n in zip(sets, depths, strict=True) for d, _ in hits[:n]
         }
-        merged = self._merge(sets)
+        merged = self._merge(sets, domain)
         similarities = None
         # Only when the vector leg answered: its question vector is then in the memo (a
         # leg that failed or timed out must not be waited for here).
@@ -379,10 +385,14 @@ class KleaPipeline:
         return focused[: len(shallow)]
 
     def _merge(
-        self, sets: list[tuple[str, list[tuple[Document, float]]]]
+        self, sets: list[tuple[str, list[tuple[Document, float]]]], domain: str | None = None
     ) -> list[tuple[Document, float]]:
-        """RRF of the stores' lists: one vote per leg, or per store (``votes``)."""
-        if self.votes == "stores":
+        """RRF of the stores' lists: one vote per leg, or per store (``votes``, ``auto``
+        resolved for ``domain``'s embedder)."""
+        configured = (
+            self.config.domains[domain].embedding_model if domain in self.config.domains else None
+        )
+        if votes_for(self.votes, configured or self._embedder_spec) == "stores":
             return rrf_merge(sets)
         names = (self.vector.source_label, self.bm25.source_label)
         legs = [

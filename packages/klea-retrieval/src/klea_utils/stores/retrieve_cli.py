@@ -6,15 +6,15 @@ Usage::
                   [--domain D] [--filter JSON] [-k N] [--rerank MODEL]
                   [--embedding-model SPEC] [--max-chars N] [--json]
                   [--context off|neighbours|section] [--context-tokens N]
-                  [--votes legs|stores] QUERY
+                  [--votes auto|legs|stores] QUERY
 
 With neither ``--stores-config`` nor stores, the file named by ``KLEA_STORES_CONFIG_FILE``
 is used. Every local store path is checked before anything is loaded.
 
 For each selected domain (every domain by default) the vector stores and the BM25 stores
 are queried with ``k`` each, the stores' ranked lists are fused by Reciprocal Rank Fusion
-with one vote per leg (the lexical stores' lists fused among themselves first; ``--votes
-stores`` gives each store's list a vote, as before), the
+(``--votes``: one vote per leg, the lexical stores' lists fused among themselves first,
+when the embedding model is multilingual; one vote per store's list otherwise), the
 result is optionally re-ranked by a cross-encoder, re-ranked by recency, each hit
 optionally widened with its neighbouring chunks of the same section (``--context``, up to
 ``--context-tokens``), truncated to ``--max-chars`` and printed as the serialized
@@ -63,7 +63,7 @@ DEFAULT_EMBEDDING_MODEL = "huggingface:all-MiniLM-L6-v2"
 DEFAULT_CONTEXT_TOKENS = 768
 """``klea_utils.stores._retrieval.context.DEFAULT_CONTEXT_TOKENS`` (kept equal by a test)."""
 
-VOTES = ("legs", "stores")
+VOTES = ("auto", "legs", "stores")
 """``klea_utils.stores._retrieval.fusion.VOTES``, the values of ``--votes`` (kept equal by a
 test)."""
 
@@ -164,12 +164,13 @@ def retrieve(
         str,
         typer.Option(
             "--votes",
-            metavar="legs|stores",
+            metavar="auto|legs|stores",
             help="How the fusion counts the stores' ranked lists: one vote per leg, vector "
             "and lexical (legs: a BM25 pickle and an fts5: index of the same chunks are "
-            "fused first), or one per store (stores, as before).",
+            "fused first), or one per store (stores); auto: legs when the embedding model "
+            "is multilingual, else stores.",
         ),
-    ] = "legs",
+    ] = "auto",
     verbose: Verbose = 0,
     quiet: Quiet = False,
     old_stores: Annotated[Path | None, typer.Option("--stores", hidden=True)] = None,
@@ -324,7 +325,7 @@ def run(args: Any, logger: logging.Logger) -> str:
         logger=logger,
         context=getattr(args, "context", None),
         context_tokens=getattr(args, "context_tokens", DEFAULT_CONTEXT_TOKENS),
-        votes=getattr(args, "votes", "legs"),
+        votes=getattr(args, "votes", "auto"),
     )
     try:
         for domain in domains:

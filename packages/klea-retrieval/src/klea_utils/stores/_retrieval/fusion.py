@@ -16,15 +16,45 @@ from collections.abc import Sequence
 from langchain_core.documents import Document
 from sci_etl_core.search.fusion import FusionParams, reciprocal_rank_fusion
 
-__all__ = ["RRF_K", "SOURCE_SCORES_KEY", "VOTES", "document_key", "rrf_merge", "rrf_merge_legs"]
+__all__ = [
+    "RRF_K",
+    "SOURCE_SCORES_KEY",
+    "VOTES",
+    "document_key",
+    "reads_many_languages",
+    "rrf_merge",
+    "rrf_merge_legs",
+    "votes_for",
+]
 
 RRF_K = 60
 """Rank offset for Reciprocal Rank Fusion: rank ``r`` contributes ``1 / (RRF_K + r)``."""
 
 _PARAMS = FusionParams(k=RRF_K)
 
-VOTES = ("legs", "stores")
-"""How lists are counted in the fusion: one vote per leg (the default), or per store."""
+VOTES = ("auto", "legs", "stores")
+"""How lists are counted in the fusion: one vote per leg, or per store; ``auto`` (the
+default) is per leg when the library's embedder reads many languages
+(:func:`reads_many_languages`), per store otherwise."""
+
+_MULTILINGUAL_NAMES = ("multilingual", "labse", "bge-m3", "use:")
+"""Parts of an embedding model spec that name a model trained on many languages
+(``use:multilingual-v3``, ``paraphrase-multilingual-MiniLM-L12-v2``,
+``intfloat/multilingual-e5-small``, ``LaBSE``, ``BAAI/bge-m3``)."""
+
+
+def reads_many_languages(spec: str | None) -> bool:
+    """Whether the embedding model ``spec`` names a multilingual model."""
+    return spec is not None and any(name in spec.lower() for name in _MULTILINGUAL_NAMES)
+
+
+def votes_for(votes: str, embedder: str | None) -> str:
+    """``legs`` or ``stores``: ``votes``, with ``auto`` resolved for the library's
+    ``embedder`` (its model spec; ``None`` when unknown)."""
+    if votes != "auto":
+        return votes
+    return "legs" if reads_many_languages(embedder) else "stores"
+
 
 SOURCE_SCORES_KEY = "_source_scores"
 """Metadata key holding each document's original per-source scores, set by ``rrf_merge``."""
