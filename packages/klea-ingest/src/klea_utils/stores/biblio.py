@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.biblio import biblio_regex as rx
+from klea_utils.stores._ingest.biblio.author_lines import is_affiliation_word
 from klea_utils.stores._ingest.biblio.doi_cache import open_doi_cache
 from klea_utils.stores._ingest.biblio.doi_services import lookups_enabled, shared_resolver
 from klea_utils.stores._ingest.biblio.info_trust import (
@@ -52,6 +53,7 @@ from klea_utils.stores._ingest.biblio.info_trust import (
 from klea_utils.stores._ingest.biblio.name_parsing import split_people
 from klea_utils.stores._ingest.biblio.page_years import page_year, title_year
 from klea_utils.stores._ingest.biblio.title_layout import refused_title_line
+from klea_utils.stores._ingest.biblio.title_text import close_letter_spacing
 from klea_utils.stores._ingest.biblio.under_title import authors_under_title
 
 __all__ = ["BIBLIO_FIELDS", "COMPLETE_FIELDS", "MAX_URLS", "extract_metadata"]
@@ -80,6 +82,8 @@ class _Fields:
     def offer(self, field: str, value: Any, source: str) -> None:
         if field in self.values or value in (None, "", [], ()):
             return
+        if field == "title" and isinstance(value, str):
+            value = close_letter_spacing(value)  # a form's head spaced out: "A N E X O"
         if field == "authors" and not source.startswith("doi") and is_noise_author(value[0]):
             return  # an office, a code or column heads read as the first name: leave it empty
         self.values[field] = value
@@ -253,6 +257,23 @@ def _mostly_names(text: str, names: list[str]) -> bool:
     return len(names) > 0.5 * len(items)
 
 
+_PREPARED_BY_RE = re.compile(
+    r"^\s*(?:(?:prepared|written|compiled|authored)\s+)?by\s*:?\s+(?=\S)", re.IGNORECASE
+)
+"""A report's label before its authors' names (``Prepared by``), left out of the names."""
+
+
+def _starts_institution(text: str, name: str) -> bool:
+    """Whether ``name`` is the start of an institution's name in ``text``: the words after
+    it, up to the next comma, hold an affiliation word (``Oak Ridge`` of ``Oak Ridge
+    National Laboratory``, the laboratory that prepared a report)."""
+    at = text.find(name)
+    if at < 0:
+        return False
+    rest = re.split(r"[,;]", text[at + len(name) :], maxsplit=1)[0]
+    return any(is_affiliation_word(word) for word in rest.split())
+
+
 def _authors_below_title(
     items: list[tuple[str, str, int | None, str | None]], document: Any = None
 ) -> list[str]:
@@ -264,8 +285,9 @@ def _authors_below_title(
     """
     for seen, text in enumerate(_below_title(items, document)[:2], 1):
         head = re.split(r"[{@]|https?://", text[:_NAMES_HEAD])[0]  # before e-mail addresses
+        head = _PREPARED_BY_RE.sub("", head)  # "Prepared by R. L. Reid, V. S. White"
         names = rx.author_names(head)
-        if names and _mostly_names(head, names):
+        if names and _mostly_names(head, names) and not _starts_institution(head, names[0]):
             return _grid_row_names(document, text, names)
         organisation = rx.organisation_name(text) if seen == 1 else None
         if organisation is not None:

@@ -8,7 +8,8 @@ field is better than any of them: a wrong title or author is shown to the user a
 citations to the wrong paper.
 
 - :func:`is_noise_title`: a value that is no title (a file name or id, a placeholder, a
-  sentence of a disclaimer, a running head, a table row, mostly digits).
+  sentence of a disclaimer, a running head, a table row, mostly digits, OCR's reading of
+  specks: :mod:`.title_text`).
 - :func:`title_agrees`: the Info title is printed at the top of page one (nearly every word
   of it, in the top lines).
 - :func:`info_people`: the Info authors that are people named on page one (or one name
@@ -22,6 +23,7 @@ import unicodedata
 
 from klea_utils.stores._ingest.biblio.author_lines import is_affiliation_word, looks_like_name
 from klea_utils.stores._ingest.biblio.line_kinds import never_title
+from klea_utils.stores._ingest.biblio.title_text import reads_as_words
 
 __all__ = ["fold_words", "info_people", "is_noise_author", "is_noise_title", "title_agrees"]
 
@@ -43,6 +45,7 @@ _ID_RE = re.compile(r"^[\w\-.]+$")
 _ORGANISATION_TEXT = """technologies technology systems services service office agency
 administration government company corporation incorporated inc ltd llc gmbh team support user owner
 administrator admin staff division bureau board council committee ministry region
+ag kg sa sarl srl spa plc bv nv
 department departamento departement dipartimento ministerio ministere ministero commune comune
 municipality municipio county province provincia republic republica republique program programme
 society governance science sciences engineering physics mathematics chemistry biology medicine"""
@@ -81,6 +84,7 @@ def is_noise_title(value: str) -> bool:
         or len(words) > _MAX_TITLE_WORDS
         or (len(words) > 15 and value.endswith("."))
         or never_title(value)
+        or not reads_as_words(value)
     )
 
 
