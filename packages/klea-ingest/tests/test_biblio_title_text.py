@@ -5,7 +5,10 @@ on the second held-out batch of ``realpapers-wild``: OCR's reading of a scanned 
 as its title (``pymupdf__test_4034``, ``pdfplumber__malformed-from-issue-932``), a form's
 letter-spaced head (``pdfjs__bug1815476``), the laboratory that prepared a report taken as
 its author (``govdocs1__392154``), a firm (``pymupdf__test_3863``), a thesis cover's lone
-year (``pdfcpu__ECSTR11-01``) and a purchase order's labelled date.
+year (``pdfcpu__ECSTR11-01``), a purchase order's labelled date, a test file's first
+sentence (``opf__corruptionOneByteMissing``), a one-word title and its subtitle
+(``govdocs1__379049``), a title run on into the heading under it (``pdfjs__issue19971``)
+and a running foot (``pdfjs__issue13211``).
 """
 
 from __future__ import annotations
@@ -16,8 +19,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._ingest.biblio.info_trust import is_noise_author, is_noise_title
+from klea_utils.stores._ingest.biblio.info_trust import (
+    is_noise_author,
+    is_noise_title,
+    title_agrees,
+)
 from klea_utils.stores._ingest.biblio.page_years import page_year
+from klea_utils.stores._ingest.biblio.title_layout import refused_title_line
 from klea_utils.stores._ingest.biblio.title_text import close_letter_spacing, reads_as_words
 from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
 from klea_utils.stores.biblio import extract_metadata
@@ -108,3 +116,44 @@ def test_the_preparers_not_the_laboratory(tmp_path: Path) -> None:
     document, _ = convert_pdf_offline(page, do_ocr=False)
     meta = extract_metadata(page, document)
     assert meta["authors"][0] == "R. L. Reid"
+
+
+def test_a_paragraphs_first_sentence_is_no_title() -> None:
+    """A test file's Info title is the first sentence of its only paragraph."""
+    page = "This is a test document. It only contains some text.\nCreative Commons CC0."
+    assert not title_agrees("This is a test document", page)
+    assert title_agrees("Owners of Nuclear Power Plants", "Owners of Nuclear Power Plants\nby")
+    assert is_noise_title("This is a test document. It only contains some text.")
+    assert not is_noise_title("U.S. Policy in Asia")
+
+
+def _converted_title(name: str, folder: Path) -> str | None:
+    assert WILD is not None
+    document, _ = convert_pdf_offline(wild_page(name, 0, folder), do_ocr=False)
+    return next((t.text for t in document.texts if str(t.label.value) == "title"), None)
+
+
+@needs_wild
+def test_a_subtitle_under_a_one_word_title_finishes_it(tmp_path: Path) -> None:
+    """``Russia`` at 24 pt, two lines at 14 pt right under it, then a blank and
+    ``FINAL REPORT`` at 11 pt."""
+    title = _converted_title("govdocs1__379049.pdf", tmp_path)
+    assert title == (
+        "Russia Democracy Assessment: Political Process, Local Governance, and Civil Society"
+    )
+
+
+@needs_wild
+def test_a_title_stops_at_the_smaller_heading_a_blank_under_it(tmp_path: Path) -> None:
+    """``QA Test Master Document`` at 26 pt; ``Font Variations`` at 20 pt over a blank of
+    more than an em: a section's heading, not the title's second line."""
+    assert _converted_title("pdfjs__issue19971.pdf", tmp_path) == "QA Test Master Document"
+
+
+@needs_wild
+def test_a_running_foot_is_no_title() -> None:
+    """A Thai exam page whose text layer gives its running foot first."""
+    assert WILD is not None
+    path = Path(os.fspath(WILD / "pdfjs__issue13211.pdf"))
+    foot = "เรียนเลขพี่นวย (คณิตมงคลพิทักษ์สุข) 3 เวกเตอร์ที่มีขนาดเท่ากับ u v"
+    assert refused_title_line(path, foot) == "running foot"

@@ -11,7 +11,7 @@ citations to the wrong paper.
   sentence of a disclaimer, a running head, a table row, mostly digits, OCR's reading of
   specks: :mod:`.title_text`).
 - :func:`title_agrees`: the Info title is printed at the top of page one (nearly every word
-  of it, in the top lines).
+  of it, in the top lines), not as a paragraph's first sentence.
 - :func:`info_people`: the Info authors that are people named on page one (or one name
   printed alone on a line at the top, as on a title slide).
 """
@@ -61,6 +61,11 @@ _PHRASE_WORDS = frozenset(_PHRASE_TEXT.split())
 ``Technical Report``, ``User Guide`` under a title)."""
 
 
+_TWO_SENTENCES_RE = re.compile(r"[a-z]{2,}[.!?]\s+[A-Z][a-z]*\s.*[a-z][.!?]$")
+"""A line of two sentences or more (``This is a test document. It only contains some
+text.``): a paragraph, not a title."""
+
+
 def fold_words(text: str) -> list[str]:
     """Lower-case words of ``text``, accents and punctuation dropped."""
     decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text))
@@ -85,6 +90,7 @@ def is_noise_title(value: str) -> bool:
         or (len(words) > 15 and value.endswith("."))
         or never_title(value)
         or not reads_as_words(value)
+        or bool(_TWO_SENTENCES_RE.search(value))
     )
 
 
@@ -94,9 +100,14 @@ def _top_words(page_text: str) -> set[str]:
 
 
 def title_agrees(title: str, page_text: str) -> bool:
-    """Whether nearly every word of ``title`` is printed in the top lines of page one."""
+    """Whether nearly every word of ``title`` is printed in the top lines of page one, and
+    not as the first sentence of a paragraph (a test file's Info title ``This is a test
+    document``, printed ``This is a test document. It only contains some text.``)."""
     words = fold_words(title)
     if len(words) < 2:
+        return False
+    flat = " ".join(page_text.split())
+    if re.search(rf"(?:^|[.!?]\s){re.escape(' '.join(title.split()))}[.!?]\s+[A-Z]", flat):
         return False
     top = _top_words(page_text)
     return sum(w in top for w in words) >= _AGREE_SHARE * len(words)

@@ -15,6 +15,9 @@ only by those: this module reads page one's lines again with the build's own lin
   (a one-page excerpt's running head: ``安徽省建设用地使用标准（2020 年版）`` at 9 pt over
   12 pt text).
 
+- **a running foot**: it stands in the page's bottom band (a Thai exam page's
+  ``เรียนเลขพี่นวย (คณิตมงคลพิทักษ์สุข) 3``, which the text layer gives first).
+
 A file the line reader cannot open refuses nothing: the fallback keeps its say.
 """
 
@@ -103,7 +106,7 @@ def _other_top_keys(pdf: object, pages: int) -> set[str]:
 
 def refused_title_line(file_path: Path, title: str) -> str | None:
     """Why the line ``title`` starts with is no title (``"table heads"``,
-    ``"running head"``), or ``None``."""
+    ``"running foot"``, ``"running head"``), or ``None``."""
     try:
         import pypdfium2 as pdfium
 
@@ -120,6 +123,8 @@ def refused_title_line(file_path: Path, title: str) -> str | None:
             return None
         if len(line.cells) >= _MIN_CELLS:
             return "table heads"
+        if line.top >= page.height * (1 - EDGE_BAND):
+            return "running foot"
         if all(line is not top for top in _top_lines(page)):
             return None
         if line.size < _SMALLER * _body_size(page):
