@@ -157,3 +157,27 @@ def test_a_running_foot_is_no_title() -> None:
     path = Path(os.fspath(WILD / "pdfjs__issue13211.pdf"))
     foot = "เรียนเลขพี่นวย (คณิตมงคลพิทักษ์สุข) 3 เวกเตอร์ที่มีขนาดเท่ากับ u v"
     assert refused_title_line(path, foot) == "running foot"
+
+
+@needs_wild
+@pytest.mark.parametrize(
+    ("name", "line", "why"),
+    [
+        ("govdocs1__303226.pdf", "Drug Enforcement Administration, Justice Pt. 1308",
+         "running head"),  # the next pages' top lines are read too
+        ("pdfjs__issue13211.pdf", "เรียนเลขพี่นวย (คณิตมงคลพิทักษ์สุข) 3", "running foot"),
+        ("govdocs1__392154.pdf", "Owners of Nuclear Power Plants", None),
+    ],
+)  # fmt: skip
+def test_the_conversions_page_lines_refuse_as_the_file_does(
+    name: str, line: str, why: str | None, tmp_path: Path
+) -> None:
+    """The build hands the metadata step the lines the conversion read: the same refusal
+    as reading the file again, without opening it (a path that is gone still answers)."""
+    assert WILD is not None
+    path = Path(os.fspath(WILD / name))
+    _, recovery = convert_pdf_offline(path, do_ocr=False)
+    assert len(recovery.head_lines) == min(6, recovery.pages)
+    assert refused_title_line(path, line) == why
+    assert refused_title_line(tmp_path / "gone.pdf", line, recovery.head_lines) == why
+    assert refused_title_line(tmp_path / "gone.pdf", line, [None]) is None

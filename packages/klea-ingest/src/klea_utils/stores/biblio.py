@@ -36,7 +36,7 @@ from __future__ import annotations
 import html
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -366,7 +366,11 @@ def _is_stem(title: str, stem: str) -> bool:
 
 
 def extract_metadata(
-    file_path: Path, document: Any = None, *, cache_dir: Path | None = None
+    file_path: Path,
+    document: Any = None,
+    *,
+    cache_dir: Path | None = None,
+    head_lines: Sequence[Any] | None = None,
 ) -> dict[str, Any]:
     """Extract bibliographic metadata for one source file.
 
@@ -376,6 +380,9 @@ def extract_metadata(
             files are read directly and PDFs through pypdfium2).
         cache_dir: Directory holding ``doi-cache.json``; ``None`` keeps DOI answers in
             memory only.
+        head_lines: The lines of the PDF's first pages as the conversion read them
+            (``Recovery.head_lines`` of the model-free path), so that the title's layout
+            check does not open the file again; ``None`` reads them from the file.
 
     Returns:
         The found fields (``title``, ``authors``, ``keywords``, ``year``, ``journal``,
@@ -425,7 +432,7 @@ def extract_metadata(
         fields.offer("year", byline.year, "page_one")
     top_title, top_authors = rx.find_title_and_authors(page_one)
     fresh = top_title and "title" not in fields.values and suffix == ".pdf"
-    if fresh and refused_title_line(file_path, str(top_title)) is not None:
+    if fresh and refused_title_line(file_path, str(top_title), head_lines) is not None:
         top_title, top_authors = None, []  # table heads or a running head, and what follows
     fields.offer("title", None if is_noise_title(top_title or "") else top_title, "page_one")
     fields.offer("authors", top_authors, "page_one")
