@@ -264,14 +264,20 @@ _PREPARED_BY_RE = re.compile(
 
 
 def _starts_institution(text: str, name: str) -> bool:
-    """Whether ``name`` is the start of an institution's name in ``text``: the words after
-    it, up to the next comma, hold an affiliation word (``Oak Ridge`` of ``Oak Ridge
-    National Laboratory``, the laboratory that prepared a report)."""
+    """Whether ``name`` is the start of an institution's name in ``text``: right after it,
+    with no mark between, come at most three more capitalised words ending in an
+    affiliation word (``Oak Ridge`` of ``Oak Ridge National Laboratory``, the laboratory that
+    prepared a report; not ``Harry Buhrman* CWI ... University``, a grid of names)."""
     at = text.find(name)
     if at < 0:
         return False
-    rest = re.split(r"[,;]", text[at + len(name) :], maxsplit=1)[0]
-    return any(is_affiliation_word(word) for word in rest.split())
+    words = text[at + len(name) :].split()[:4]
+    for word in words:
+        if not (word[:1].isupper() and word.isalpha()):
+            return False
+        if is_affiliation_word(word):
+            return True
+    return False
 
 
 def _authors_below_title(
