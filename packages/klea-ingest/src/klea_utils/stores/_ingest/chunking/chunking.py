@@ -93,7 +93,9 @@ than the title joins its block only within 0.9 em of the title's size under it, 
 lines right under a one-word title, set above the body size, finish it (``Russia`` /
 ``Democracy Assessment: ...``), so the title opening every chunk's heading path can
 change; cached files read their metadata again: a title must read as words, letter-spaced
-heads are closed up, ``Prepared by`` names, a lone cover year)."""
+heads are closed up, ``Prepared by`` names, a lone cover year; no blank is put between a
+digit and the point or comma after it unless it is as wide as between two numbers,
+``1.3`` no longer ``1 .3``)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""
