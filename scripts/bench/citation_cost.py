@@ -10,7 +10,10 @@ the tesseract children it waited for):
 
 - **conversion**: the model-free PDF path with OCR on, and the chunker a build uses by
   default (the packaged MiniLM's tokenizer and budget) — the build without the work;
-- **metadata**: :func:`klea_utils.stores.biblio.extract_metadata` (DOI look-ups off);
+- **metadata**: :func:`klea_utils.stores.biblio.extract_metadata` (DOI look-ups off), given
+  the first pages' lines the conversion read, as a build does; timed again apart as
+  **reread**, without them (the step reads them from the file again: the code before
+  issue 38's fourth round), and the two results compared;
 - **citations**: the build's citation step over the file's chunks (its text put back
   together, references and callouts parsed, the paper added to the collection's library
   and linked), as :func:`...citations.build_links.collection_library` does after the store.
@@ -97,6 +100,7 @@ def main() -> None:
     files = sorted(p for p in args.folder.glob("*.pdf") if not args.only or p.name in args.only)
     library = CitationLibrary()
     grand: dict[str, list[float]] = {}
+    differ = 0
     print(f"{'file':<48} {'convert CPU':>11} {'meta CPU':>9} {'cite CPU':>9} {'growth':>7}")
     with tempfile.TemporaryDirectory() as cache:
         for path in files:
@@ -104,8 +108,12 @@ def main() -> None:
             with _Clock(spent, "conversion"):
                 document = converter.convert(path)
                 chunks = chunker.chunk(document, file_name=path.name, file_hash=path.name)
+            head = getattr(converter.last_readout, "head_lines", None)
             with _Clock(spent, "metadata"):
-                meta = extract_metadata(path, document, cache_dir=Path(cache))
+                meta = extract_metadata(path, document, cache_dir=Path(cache), head_lines=head)
+            with _Clock(spent, "reread"):  # the step before issue 38's fourth round
+                again = extract_metadata(path, document, cache_dir=Path(cache))
+            differ += again != meta
             for chunk in chunks:
                 chunk.metadata.update({k: v for k, v in meta.items() if not k.startswith("_")})
             with _Clock(spent, "citations"):
@@ -125,6 +133,12 @@ def main() -> None:
     print()
     for name, (wall, cpu) in grand.items():
         print(f"{name:<11} wall {wall:8.2f} s   CPU {cpu:8.2f} s")
+    meta, reread = grand["metadata"], grand["reread"]
+    print(
+        f"metadata with the conversion's page lines / reading them again: wall "
+        f"{meta[0] / max(reread[0], 1e-9):.2f}x, CPU {meta[1] / max(reread[1], 1e-9):.2f}x; "
+        f"{differ} file(s) with different metadata"
+    )
     base = grand["conversion"]
     for label, index in (("wall", 0), ("CPU", 1)):
         work = grand["metadata"][index] + grand["citations"][index]

@@ -8,8 +8,9 @@ Usage::
 Each file of the truth file (``scripts/bench/truth/metadata.jsonl``: one JSON object a line,
 ``set``, ``file``, ``title``, ``first_author``, ``year``, a ``null`` where the document
 prints none; ``held_out``: the batch of files added after the code was tuned, ``true`` for
-the first and ``2`` for the second, whose figures are also printed apart, as ``held1`` and
-``held2``, beside the others, ``tuned``) is converted the way
+the first and ``2``, ``3`` for the next ones, whose figures are also printed apart, as
+``held1``, ``held2``, ``held3``, beside the others, ``tuned``; which batches are still held
+out is said in ``scripts/bench/truth/README.md``) is converted the way
 ``klea-stores-create build`` converts it (the model-free PDF path, OCR on) and given to
 :func:`klea_utils.stores.biblio.extract_metadata`, the build's own metadata step, with DOI
 look-ups off (the bench is offline). Per set it prints, for each field, how many files are

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from klea_utils.stores._ingest.pdf.hyphens import Hyphenation
 from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
 from klea_utils.stores._ingest.pdf.pdf_structure import join_lines
-from realpapers import DATA, needs_data
+from realpapers import DATA, WILD, needs_data, needs_wild
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -284,3 +284,32 @@ def _copy(char: Any) -> Any:
     from dataclasses import replace
 
     return replace(char)
+
+
+def test_no_blank_between_a_narrow_digit_and_its_decimal_point() -> None:
+    """A ``1`` is a stroke in a digit-wide cell and a point a dot at the left of its own:
+    the ink of ``1.3`` is 0.28 em apart (a table of ``camelot__birdisland``), more than a
+    word space between letters, less than a blank between numbers."""
+    from klea_utils.stores._ingest.pdf.text_scripts import (
+        DIGIT_GAP_EM,
+        WORD_GAP_EM,
+        word_gap_em,
+    )
+
+    assert word_gap_em("1", ".") == word_gap_em("1", ",") == word_gap_em("1", "9") == DIGIT_GAP_EM
+    assert word_gap_em("a", ".") == word_gap_em(".", "3") == WORD_GAP_EM
+
+
+@needs_wild
+def test_a_decimal_number_with_a_narrow_one_stays_whole() -> None:
+    import pypdfium2 as pdfium
+    from klea_utils.stores._ingest.pdf.pdf_lines import page_lines
+
+    assert WILD is not None
+    pdf = pdfium.PdfDocument(str(WILD / "camelot__birdisland.pdf"))
+    try:
+        text = "\n".join(line.text for line in page_lines(pdf, 0).lines)
+    finally:
+        pdf.close()
+    assert "GROUP 1.3 - 2.0" in text
+    assert not re.search(r"(?<![\d.])1 \.\d", text)

@@ -36,11 +36,12 @@ from __future__ import annotations
 import html
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.biblio import biblio_regex as rx
+from klea_utils.stores._ingest.biblio.author_lines import is_affiliation_word
 from klea_utils.stores._ingest.biblio.doi_cache import open_doi_cache
 from klea_utils.stores._ingest.biblio.doi_services import lookups_enabled, shared_resolver
 from klea_utils.stores._ingest.biblio.info_trust import (
@@ -52,6 +53,7 @@ from klea_utils.stores._ingest.biblio.info_trust import (
 from klea_utils.stores._ingest.biblio.name_parsing import split_people
 from klea_utils.stores._ingest.biblio.page_years import page_year, title_year
 from klea_utils.stores._ingest.biblio.title_layout import refused_title_line
+from klea_utils.stores._ingest.biblio.title_text import close_letter_spacing
 from klea_utils.stores._ingest.biblio.under_title import authors_under_title
 
 __all__ = ["BIBLIO_FIELDS", "COMPLETE_FIELDS", "MAX_URLS", "extract_metadata"]
@@ -80,6 +82,8 @@ class _Fields:
     def offer(self, field: str, value: Any, source: str) -> None:
         if field in self.values or value in (None, "", [], ()):
             return
+        if field == "title" and isinstance(value, str):
+            value = close_letter_spacing(value)  # a form's head spaced out: "A N E X O"
         if field == "authors" and not source.startswith("doi") and is_noise_author(value[0]):
             return  # an office, a code or column heads read as the first name: leave it empty
         self.values[field] = value
@@ -253,6 +257,29 @@ def _mostly_names(text: str, names: list[str]) -> bool:
     return len(names) > 0.5 * len(items)
 
 
+_PREPARED_BY_RE = re.compile(
+    r"^\s*(?:(?:prepared|written|compiled|authored)\s+)?by\s*:?\s+(?=\S)", re.IGNORECASE
+)
+"""A report's label before its authors' names (``Prepared by``), left out of the names."""
+
+
+def _starts_institution(text: str, name: str) -> bool:
+    """Whether ``name`` is the start of an institution's name in ``text``: right after it,
+    with no mark between, come at most three more capitalised words ending in an
+    affiliation word (``Oak Ridge`` of ``Oak Ridge National Laboratory``, the laboratory that
+    prepared a report; not ``Harry Buhrman* CWI ... University``, a grid of names)."""
+    at = text.find(name)
+    if at < 0:
+        return False
+    words = text[at + len(name) :].split()[:4]
+    for word in words:
+        if not (word[:1].isupper() and word.isalpha()):
+            return False
+        if is_affiliation_word(word):
+            return True
+    return False
+
+
 def _authors_below_title(
     items: list[tuple[str, str, int | None, str | None]], document: Any = None
 ) -> list[str]:
@@ -264,8 +291,9 @@ def _authors_below_title(
     """
     for seen, text in enumerate(_below_title(items, document)[:2], 1):
         head = re.split(r"[{@]|https?://", text[:_NAMES_HEAD])[0]  # before e-mail addresses
+        head = _PREPARED_BY_RE.sub("", head)  # "Prepared by R. L. Reid, V. S. White"
         names = rx.author_names(head)
-        if names and _mostly_names(head, names):
+        if names and _mostly_names(head, names) and not _starts_institution(head, names[0]):
             return _grid_row_names(document, text, names)
         organisation = rx.organisation_name(text) if seen == 1 else None
         if organisation is not None:
@@ -344,7 +372,11 @@ def _is_stem(title: str, stem: str) -> bool:
 
 
 def extract_metadata(
-    file_path: Path, document: Any = None, *, cache_dir: Path | None = None
+    file_path: Path,
+    document: Any = None,
+    *,
+    cache_dir: Path | None = None,
+    head_lines: Sequence[Any] | None = None,
 ) -> dict[str, Any]:
     """Extract bibliographic metadata for one source file.
 
@@ -354,6 +386,9 @@ def extract_metadata(
             files are read directly and PDFs through pypdfium2).
         cache_dir: Directory holding ``doi-cache.json``; ``None`` keeps DOI answers in
             memory only.
+        head_lines: The lines of the PDF's first pages as the conversion read them
+            (``Recovery.head_lines`` of the model-free path), so that the title's layout
+            check does not open the file again; ``None`` reads them from the file.
 
     Returns:
         The found fields (``title``, ``authors``, ``keywords``, ``year``, ``journal``,
@@ -403,7 +438,7 @@ def extract_metadata(
         fields.offer("year", byline.year, "page_one")
     top_title, top_authors = rx.find_title_and_authors(page_one)
     fresh = top_title and "title" not in fields.values and suffix == ".pdf"
-    if fresh and refused_title_line(file_path, str(top_title)) is not None:
+    if fresh and refused_title_line(file_path, str(top_title), head_lines) is not None:
         top_title, top_authors = None, []  # table heads or a running head, and what follows
     fields.offer("title", None if is_noise_title(top_title or "") else top_title, "page_one")
     fields.offer("authors", top_authors, "page_one")

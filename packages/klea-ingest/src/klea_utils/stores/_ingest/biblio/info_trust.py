@@ -8,9 +8,10 @@ field is better than any of them: a wrong title or author is shown to the user a
 citations to the wrong paper.
 
 - :func:`is_noise_title`: a value that is no title (a file name or id, a placeholder, a
-  sentence of a disclaimer, a running head, a table row, mostly digits).
+  sentence of a disclaimer, a running head, a table row, mostly digits, OCR's reading of
+  specks: :mod:`.title_text`).
 - :func:`title_agrees`: the Info title is printed at the top of page one (nearly every word
-  of it, in the top lines).
+  of it, in the top lines), not as a paragraph's first sentence.
 - :func:`info_people`: the Info authors that are people named on page one (or one name
   printed alone on a line at the top, as on a title slide).
 """
@@ -22,6 +23,7 @@ import unicodedata
 
 from klea_utils.stores._ingest.biblio.author_lines import is_affiliation_word, looks_like_name
 from klea_utils.stores._ingest.biblio.line_kinds import never_title
+from klea_utils.stores._ingest.biblio.title_text import reads_as_words
 
 __all__ = ["fold_words", "info_people", "is_noise_author", "is_noise_title", "title_agrees"]
 
@@ -43,6 +45,7 @@ _ID_RE = re.compile(r"^[\w\-.]+$")
 _ORGANISATION_TEXT = """technologies technology systems services service office agency
 administration government company corporation incorporated inc ltd llc gmbh team support user owner
 administrator admin staff division bureau board council committee ministry region
+ag kg sa sarl srl spa plc bv nv
 department departamento departement dipartimento ministerio ministere ministero commune comune
 municipality municipio county province provincia republic republica republique program programme
 society governance science sciences engineering physics mathematics chemistry biology medicine"""
@@ -56,6 +59,11 @@ annex tutorial newsletter bulletin brochure"""
 _PHRASE_WORDS = frozenset(_PHRASE_TEXT.split())
 """Words of a phrase or of a kind of document, never of a name (``INSIDE THIS ISSUE``,
 ``Technical Report``, ``User Guide`` under a title)."""
+
+
+_TWO_SENTENCES_RE = re.compile(r"[a-z]{2,}[.!?]\s+[A-Z][a-z]*\s.*[a-z][.!?]$")
+"""A line of two sentences or more (``This is a test document. It only contains some
+text.``): a paragraph, not a title."""
 
 
 def fold_words(text: str) -> list[str]:
@@ -81,6 +89,8 @@ def is_noise_title(value: str) -> bool:
         or len(words) > _MAX_TITLE_WORDS
         or (len(words) > 15 and value.endswith("."))
         or never_title(value)
+        or not reads_as_words(value)
+        or bool(_TWO_SENTENCES_RE.search(value))
     )
 
 
@@ -90,9 +100,14 @@ def _top_words(page_text: str) -> set[str]:
 
 
 def title_agrees(title: str, page_text: str) -> bool:
-    """Whether nearly every word of ``title`` is printed in the top lines of page one."""
+    """Whether nearly every word of ``title`` is printed in the top lines of page one, and
+    not as the first sentence of a paragraph (a test file's Info title ``This is a test
+    document``, printed ``This is a test document. It only contains some text.``)."""
     words = fold_words(title)
     if len(words) < 2:
+        return False
+    flat = " ".join(page_text.split())
+    if re.search(rf"(?:^|[.!?]\s){re.escape(' '.join(title.split()))}[.!?]\s+[A-Z]", flat):
         return False
     top = _top_words(page_text)
     return sum(w in top for w in words) >= _AGREE_SHARE * len(words)

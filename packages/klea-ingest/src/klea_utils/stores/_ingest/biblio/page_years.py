@@ -8,6 +8,8 @@ Page one states its year in a few places a reader trusts, in this order:
 2. a date on its own near the top or at the foot of the page (``November 1, 2000``,
    ``July 2006``, ``20 décembre 2022``, ``Date : 20-10-2009``, ``KDD '22, August 14-18, 2022``);
 3. ``accepted``, ``received``, ``submitted``;
+   then a year printed alone on a line at the top or foot (a cover's ``2010``), when it is
+   the only one;
 4. where none of these is printed, a year the title itself names (``2012 BETTER VARIETIES
    Harvest Report``, ``... Copyright Act of 1998``, ``الانتخابات التشريعية 2014``): the
    title says which year the document is of (:func:`title_year`; never a year to come, as
@@ -45,9 +47,14 @@ _DATE_RE = re.compile(
     re.IGNORECASE,
 )
 _LABELLED_DATE_RE = re.compile(
-    rf"\b(?:date|dated|report date)\s*:\s*(?:\d{{1,2}}[-/.]\d{{1,2}}[-/.]){_YEAR}\b",
+    rf"\b(?:date|dated|report date|data|fecha|datum)(?:\s+[A-Z]{{1,3}})?\s*:\s*"
+    rf"(?:\d{{1,2}}[-/.]\d{{1,2}}[-/.]){_YEAR}\b",
     re.IGNORECASE,
 )
+"""A labelled date, also in Portuguese, Spanish and German (``Data SE: 30/05/2019``, the
+date of a purchase order's request)."""
+_LONE_YEAR_RE = re.compile(rf"^\s*{_YEAR}\.?\s*$", re.MULTILINE)
+"""A year printed on a line of its own (a thesis cover's ``2010`` under its university)."""
 _PUBLISHED_RE = re.compile(rf"\bpublished\b[^\n]{{0,25}}?\b{_YEAR}\b", re.IGNORECASE)
 _COPYRIGHT_RE = re.compile(rf"(?:\u00a9|\(c\)|\bcopyright\b)\D{{0,20}}{_YEAR}\b", re.IGNORECASE)
 _EDITION_RE = re.compile(
@@ -164,10 +171,21 @@ def _page_year(text: str) -> int | None:
         or _first(_COPYRIGHT_RE, text)
         or _first(_EDITION_RE, edges)
         or _first(_DATE_RE, edges)
-        or _first(_LABELLED_DATE_RE, edges)
+        or _first(_LABELLED_DATE_RE, text)
         or _first(_LATER_RE, text)
+        or _lone_year(edges)
     )
     return found
+
+
+def _lone_year(edges: str) -> int | None:
+    """The one year printed on a line of its own at the top or foot of the page, when no
+    other is (a column of years in a table names none), and it is past."""
+    years = {int(y) for y in _LONE_YEAR_RE.findall(edges)}
+    if len(years) != 1:
+        return None
+    year = years.pop()
+    return year if 1800 <= year <= datetime.date.today().year else None
 
 
 def page_year(text: str, file_name: str = "") -> int | None:

@@ -15,6 +15,9 @@ only by those: this module reads page one's lines again with the build's own lin
   (a one-page excerpt's running head: ``安徽省建设用地使用标准（2020 年版）`` at 9 pt over
   12 pt text).
 
+- **a running foot**: it stands in the page's bottom band (a Thai exam page's
+  ``เรียนเลขพี่นวย (คณิตมงคลพิทักษ์สุข) 3``, which the text layer gives first).
+
 A file the line reader cannot open refuses nothing: the fallback keeps its say.
 """
 
@@ -23,6 +26,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from klea_utils.stores._ingest.pdf.page_furniture import EDGE_BAND
@@ -91,19 +95,61 @@ def _the_line(page: PageLines, title: str) -> Line | None:
     return None
 
 
-def _other_top_keys(pdf: object, pages: int) -> set[str]:
+def _other_top_keys(pages: Sequence[PageLines]) -> set[str]:
     keys: set[str] = set()
-    for index in range(1, min(pages, 1 + _OTHER_PAGES)):
-        for line in _top_lines(page_lines(pdf, index)):
+    for page in pages:
+        for line in _top_lines(page):
             key = running_head_key(line.text)
             if key:
                 keys.add(key)
     return keys
 
 
-def refused_title_line(file_path: Path, title: str) -> str | None:
+def _refusal(page: PageLines, title: str, others: Callable[[], Sequence[PageLines]]) -> str | None:
+    """The refusal of the module's list; ``others`` reads the pages after page one, only
+    when a top line must be compared with theirs."""
+    line = _the_line(page, title)
+    if line is None:
+        return None
+    if len(line.cells) >= _MIN_CELLS:
+        return "table heads"
+    if line.top >= page.height * (1 - EDGE_BAND):
+        return "running foot"
+    if all(line is not top for top in _top_lines(page)):
+        return None
+    if line.size < _SMALLER * _body_size(page):
+        return "running head"
+    key = running_head_key(line.text)
+    if key and key in _other_top_keys(others()):
+        return "running head"
+    return None
+
+
+def _as_converted(head_lines: Sequence[PageLines | None]) -> list[PageLines]:
+    pages = [page for page in head_lines[1 : 1 + _OTHER_PAGES] if page is not None]
+    if len(pages) < len(head_lines[1 : 1 + _OTHER_PAGES]):
+        raise ValueError("a page after page one was not read by pdfium")
+    return pages
+
+
+def refused_title_line(
+    file_path: Path, title: str, head_lines: Sequence[PageLines | None] | None = None
+) -> str | None:
     """Why the line ``title`` starts with is no title (``"table heads"``,
-    ``"running head"``), or ``None``."""
+    ``"running foot"``, ``"running head"``), or ``None``.
+
+    ``head_lines``: the lines of page one and the pages after it as the conversion read
+    them (:attr:`~klea_utils.stores._ingest.pdf.offline_pdf.Recovery.head_lines`), so that
+    the file is not opened again; ``None`` reads them from the file. A page that could not
+    be read refuses nothing, as when the line reader fails on it."""
+    if head_lines is not None:
+        if not head_lines or head_lines[0] is None:
+            return None
+        try:
+            return _refusal(head_lines[0], title, lambda: _as_converted(head_lines))
+        except Exception as exc:  # a page pdfium could not load: refuse nothing
+            _log.debug("%s: page lines not read (%s)", file_path.name, exc)
+            return None
     try:
         import pypdfium2 as pdfium
 
@@ -114,20 +160,8 @@ def refused_title_line(file_path: Path, title: str) -> str | None:
     try:
         if len(pdf) == 0:
             return None
-        page = page_lines(pdf, 0)
-        line = _the_line(page, title)
-        if line is None:
-            return None
-        if len(line.cells) >= _MIN_CELLS:
-            return "table heads"
-        if all(line is not top for top in _top_lines(page)):
-            return None
-        if line.size < _SMALLER * _body_size(page):
-            return "running head"
-        key = running_head_key(line.text)
-        if key and key in _other_top_keys(pdf, len(pdf)):
-            return "running head"
-        return None
+        pages = range(1, min(len(pdf), 1 + _OTHER_PAGES))
+        return _refusal(page_lines(pdf, 0), title, lambda: [page_lines(pdf, i) for i in pages])
     except Exception as exc:  # a page the line reader fails on: refuse nothing
         _log.debug("%s: page one lines not read (%s)", file_path.name, exc)
         return None

@@ -62,7 +62,7 @@ DEFAULT_MAX_TOKENS = 450
 DEFAULT_OVERLAP_SENTENCES = 0
 """Sentences repeated from the end of a cut text at the start of its next piece."""
 
-CHUNKING_VERSION = 10
+CHUNKING_VERSION = 11
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
 table cut into pieces repeats its caption and header row in each; 4: PDF chunks carry
 ``regions``, their boxes on the page, and ``page_label``; every chunk carries its
@@ -88,7 +88,14 @@ numbered copyright line; a Han-script byline under a title; a year from an editi
 statement, or the year a title names where page one states none; 10: a Latin word with a
 comma, backslash, brace, bar or tilde between its letters, or brackets the wrong way round,
 is a look-alike of another script's glyphs, so a Cyrillic page read as ``PaJ,Qen`` and
-``HMYLL\\eCTBO`` by an old OCR layer is read again by tesseract)."""
+``HMYLL\\eCTBO`` by an old OCR layer is read again by tesseract; 11: a line set smaller
+than the title joins its block only within 0.9 em of the title's size under it, and the
+lines right under a one-word title, set above the body size, finish it (``Russia`` /
+``Democracy Assessment: ...``), so the title opening every chunk's heading path can
+change; cached files read their metadata again: a title must read as words, letter-spaced
+heads are closed up, ``Prepared by`` names, a lone cover year; no blank is put between a
+digit and the point or comma after it unless it is as wide as between two numbers,
+``1.3`` no longer ``1 .3``)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""

@@ -21,15 +21,22 @@ __all__ = ["FileOutcome", "FileProcessor", "extract_biblio"]
 
 
 def extract_biblio(
-    path: Path, document: Any, cache_dir: Path, logger: logging.Logger
+    path: Path,
+    document: Any,
+    cache_dir: Path,
+    logger: logging.Logger,
+    head_lines: list[Any] | None = None,
 ) -> dict[str, Any]:
-    """Return ``klea_utils.stores.biblio.extract_metadata`` for the file, ``{}`` if unavailable."""
+    """Return ``klea_utils.stores.biblio.extract_metadata`` for the file, ``{}`` if unavailable.
+
+    ``head_lines``: the first pages' lines as the conversion read them (``None``: the
+    metadata step reads them from the file where it needs them)."""
     try:
         from klea_utils.stores.biblio import extract_metadata
     except ImportError:
         return {}
     try:
-        return dict(extract_metadata(path, document, cache_dir=cache_dir))
+        return dict(extract_metadata(path, document, cache_dir=cache_dir, head_lines=head_lines))
     except Exception as exc:  # metadata is a pre-fill; a failure must not lose the chunks
         logger.warning("Bibliographic extraction failed for %s: %s", path, exc)
         return {}
@@ -161,7 +168,14 @@ class FileProcessor:
             return FileOutcome(error=str(exc))
         except Exception as exc:  # a Docling bug on one file must not stop the batch
             return FileOutcome(error=f"{path}: {type(exc).__name__}: {exc}")
-        metadata = extract_biblio(path, document, self.cache.cache_dir, self.logger)
+        head_lines = getattr(self._converter.last_readout, "head_lines", None)
+        metadata = extract_biblio(
+            path,
+            document,
+            self.cache.cache_dir,
+            self.logger,
+            head_lines if isinstance(head_lines, list) else None,
+        )
         del document
         cached = CachedFile(
             file_path=path.resolve(),

@@ -18,6 +18,7 @@ gibberish.
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections import Counter
 from dataclasses import dataclass, field
@@ -55,6 +56,11 @@ MAX_UNREADABLE_SHARE = 0.5
 _ranges = page_ranges
 
 
+HEAD_PAGES = 6
+"""Pages whose lines as read are kept for the metadata step (page one and the five after it,
+which :mod:`~klea_utils.stores._ingest.biblio.title_layout` reads)."""
+
+
 @dataclass
 class Recovery:
     """Per-page outcome of the readability check (1-based page numbers)."""
@@ -80,6 +86,10 @@ class Recovery:
     section_titles: dict[int, str] = field(default_factory=dict)
     """The running head that titles the part of the document each page is in, where one
     does (:func:`~klea_utils.stores._ingest.pdf.page_furniture.section_titles`)."""
+    head_lines: list[PageLines | None] = field(default_factory=list)
+    """pdfium's lines of the first :data:`HEAD_PAGES` pages as :func:`page_lines` read them,
+    before OCR or the structure step changed them (``None`` for a page pdfium could not
+    load): the metadata step reads them instead of opening the file again."""
 
     def describe(self) -> str:
         """One line for logs and reports, empty when every page read cleanly."""
@@ -138,6 +148,8 @@ def convert_pdf_offline(
         languages = DocumentLanguages(pdf, Path(path)) if pdf is not None else None
         for index in range(recovery.pages):
             page = _load_page(pdf, index, second, recovery)
+            if index < HEAD_PAGES:
+                recovery.head_lines.append(_as_read(page, index, recovery))
             if page is None:
                 continue  # named in recovery.failed
             quality = assess(page.raw_text)
@@ -199,6 +211,15 @@ def convert_pdf_offline(
         {page.page_no: page.bare_folios for page in pages},
     )
     return document, recovery
+
+
+def _as_read(page: PageLines | None, index: int, recovery: Recovery) -> PageLines | None:
+    """A copy of ``page``'s lines as pdfium read them (the structure step merges and drops
+    lines in place), or ``None`` for a page pdfium could not load."""
+    if page is None or index + 1 in recovery.second_reader:
+        return None
+    lines = [copy.copy(line) for line in page.lines]
+    return PageLines(page.page_no, page.width, page.height, lines, raw_text="")
 
 
 def _load_page(pdf: Any, index: int, second: SecondReader, recovery: Recovery) -> PageLines | None:

@@ -199,6 +199,8 @@ def _title_lines(page: PageLines, body: float) -> list[Line]:
             continue  # a footnote marker on the title line
         else:
             break
+    if len(block) == 1 and len(block[0].text.split()) == 1:
+        block += _subtitle_lines(page, first, body)
     before = page.lines[first - 1] if first > 0 else None
     if (
         before is not None
@@ -207,6 +209,41 @@ def _title_lines(page: PageLines, body: float) -> list[Line]:
     ):
         block.insert(0, before)
     return block
+
+
+_SUBTITLE_LINES = 3
+_SUBTITLE_MIN_RATIO = 1.1
+"""A subtitle under a one-word title is set this many times the body size or more."""
+_SMALLER_GAP_EM = 0.9
+"""A line set smaller than the title goes on its block only this close under it (in ems of
+the title's size): further down, a change of size and a blank start the next part."""
+
+
+def _subtitle_lines(page: PageLines, first: int, body: float) -> list[Line]:
+    """The lines right under a one-word title that finish it (``Russia`` / ``Democracy
+    Assessment: Political Process,`` / ``Local Governance, and Civil Society``): set
+    smaller than the title but above the body size, all of one size, the first within
+    :data:`_SMALLER_GAP_EM` of the title's size under it, each next one within a line's
+    height of the one above; the first change of size or wider blank ends them."""
+    title = page.lines[first]
+    found: list[Line] = []
+    for ln in page.lines[first + 1 :]:
+        last = found[-1] if found else title
+        size = found[0].size if found else ln.size
+        gap = ln.top - last.bottom
+        limit = 1.2 * size if found else _SMALLER_GAP_EM * title.size
+        if (
+            len(found) == _SUBTITLE_LINES
+            or not -2.0 <= gap < limit
+            or abs(ln.size - size) >= 0.5
+            or not _SUBTITLE_MIN_RATIO * body <= ln.size < title.size - 0.5
+            or not looks_like_words(ln.text)
+            or is_banner(ln.text)
+            or _beside(title, ln)
+        ):
+            break
+        found.append(ln)
+    return found
 
 
 def _beside(first: Line, line: Line) -> bool:
@@ -224,7 +261,7 @@ def _runs_on(last: Line, line: Line, biggest: float, body: float) -> bool:
     gap = line.top - last.bottom
     if abs(line.size - biggest) < 0.5:
         return gap < 1.2 * biggest
-    if not -2.0 <= gap < 1.2 * biggest or not looks_like_words(line.text):
+    if not -2.0 <= gap < _SMALLER_GAP_EM * biggest or not looks_like_words(line.text):
         return False
     if line.size >= max(_RUN_ON_RATIO * biggest, TITLE_MIN_RATIO * body):
         return not _SENTENCE_END.search(last.text.rstrip())

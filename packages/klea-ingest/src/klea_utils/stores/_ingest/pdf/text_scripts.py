@@ -108,13 +108,16 @@ UNSPACED_GAP_EM = 1.0
 ordinary gaps between them reach a quarter em."""
 
 DIGIT_GAP_EM = 0.4
-"""Between two digits: narrow digit glyphs (a Persian zero is a dot) leave a quarter em
-of blank inside one number."""
+"""Between two digits, and between a digit and the point or comma after it: narrow digit
+glyphs (a Persian zero is a dot, a ``1`` is a stroke in a digit-wide cell, a point is a
+dot at the left of its cell) leave a quarter em of blank inside one number (``1.3``, not
+``1 .3``)."""
+_DECIMAL_MARKS = frozenset(".,")
 
 
 def word_gap_em(before: str, after: str) -> float:
     """The blank (in ems) between the glyphs ``before`` and ``after`` that separates words."""
-    if before.isdigit() and after.isdigit():
+    if before.isdigit() and (after.isdigit() or after in _DECIMAL_MARKS):
         return DIGIT_GAP_EM
     if before.isascii() or after.isascii():
         return WORD_GAP_EM
