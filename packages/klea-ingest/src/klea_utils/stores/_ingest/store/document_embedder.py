@@ -53,6 +53,7 @@ from klea_utils.stores.use_multilingual import USE_PROVIDER
 from langchain_core.embeddings import Embeddings
 
 __all__ = [
+    "GPU_DEVICE_FILES",
     "ONNX_DOCUMENTS_ENV_VAR",
     "TEXTS_PER_RUN",
     "VARIANT_NUMPY",
@@ -107,12 +108,24 @@ def vectors_key(spec: str) -> str:
     return f"{parsed.provider}:{parsed.model}"
 
 
+GPU_DEVICE_FILES = ("/dev/nvidiactl", "/dev/kfd", "/dev/dxg")
+"""Device files of a GPU driver torch could use (NVIDIA, AMD ROCm, WSL2): without any of
+them ``auto`` is the CPU without importing torch (about 2 CPU-s and 0.5 GiB for a build
+process that embeds with onnxruntime, and during conversion now, issue 40)."""
+
+
 def embed_device(device: str) -> str:
-    """``device`` for the embedder: ``auto`` is ``cuda`` when torch sees a GPU, else ``cpu``."""
+    """``device`` for the embedder: ``auto`` is ``cuda`` when torch sees a GPU, else ``cpu``.
+
+    A machine without a GPU driver's device file (:data:`GPU_DEVICE_FILES`) is ``cpu``
+    without asking torch.
+    """
     if device != "auto":
         return device
     from importlib.util import find_spec
 
+    if not any(os.path.exists(path) for path in GPU_DEVICE_FILES):
+        return "cpu"
     if find_spec("torch") is None:
         return "cpu"
     import torch
