@@ -20,7 +20,11 @@ from hypothesis import strategies as st
 from klea_utils.stores._ingest.store.document_embedder import DocumentEmbedder
 from klea_utils.stores._ingest.store.early_vectors import EarlyVectors
 from klea_utils.stores._ingest.store.lazy_embeddings import LazyEmbeddings
-from klea_utils.stores._ingest.store.overlap_embedder import OverlapEmbedder, start_overlap
+from klea_utils.stores._ingest.store.overlap_embedder import (
+    OverlapEmbedder,
+    start_overlap,
+    stored_versions,
+)
 from klea_utils.stores.chunk_cache import iter_cached_files
 from klea_utils.stores.ingest_exceptions import EmbeddingError
 from klea_utils.stores.ingestion import StoresBuilder, _submitter
@@ -66,12 +70,17 @@ def _store(builder: StoresBuilder, source: Path, work: Path) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def sequential(offline: None, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The sample built the sequential way: convert everything, then embed and store."""
+def sequential_build(offline: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample built the sequential way (convert everything, then embed and store)."""
     work = tmp_path_factory.mktemp("sequential")
     source = _papers(work)
     _builder(overlap=False).build(str(source), f"chroma:{work / 'chroma'}", "papers")
-    return _chroma(work / "chroma")
+    return work
+
+
+@pytest.fixture(scope="module")
+def sequential(sequential_build: Path) -> dict[str, Any]:
+    return _chroma(sequential_build / "chroma")
 
 
 def test_overlapped_build_stores_the_sequential_chunks_and_vectors(
@@ -107,6 +116,31 @@ def test_vectors_embedded_during_conversion_are_the_ones_stored(
     assert stored == sequential
     assert overlap.table.taken == len(texts)
     assert len(overlap.table) == 0
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_files_the_collection_holds_are_not_embedded_again(
+    sequential_build: Path, force: bool
+) -> None:
+    """A build converting files again (new chunking rules) whose chunks the store holds:
+    the thread leaves them alone, unless the collection is rebuilt (``force``)."""
+    source = sequential_build / "papers"
+    uri = f"chroma:{sequential_build / 'chroma'}"
+    stored = stored_versions(source, uri, "papers", "huggingface:all-MiniLM-L6-v2", force=force)
+    builder = _builder(overlap=True)
+    overlap = start_overlap(builder.writer.embeddings, source, LOG, stored)
+    assert overlap is not None
+    cached = list(iter_cached_files(source))
+    for entry in cached:
+        overlap.submit(str(entry.file_path), entry.file_hash)
+    overlap.close(finish=True)
+    if force:
+        assert overlap.skipped == 0
+        assert overlap.texts > 0
+    else:
+        assert overlap.skipped == len(cached) == len(FILES)
+        assert overlap.texts == 0
+    overlap.detach(builder.writer.embeddings)
 
 
 class _BrokenEmbeddings(Embeddings):

@@ -29,8 +29,13 @@ from klea_utils.stores._ingest.convert.chunk_phase import (
 from klea_utils.stores._ingest.convert.conversion import validate_device
 from klea_utils.stores._ingest.progress import format_summary
 from klea_utils.stores._ingest.store.collection_lock import collection_lock
+from klea_utils.stores._ingest.store.document_embedder import vectors_key
 from klea_utils.stores._ingest.store.folded_results import FoldedResults
-from klea_utils.stores._ingest.store.overlap_embedder import OverlapEmbedder, start_overlap
+from klea_utils.stores._ingest.store.overlap_embedder import (
+    OverlapEmbedder,
+    start_overlap,
+    stored_versions,
+)
 from klea_utils.stores.chunk_cache import ChunkCache
 from klea_utils.stores.chunk_worker import (
     DEFAULT_WORKER_MEM_LIMIT,
@@ -406,7 +411,7 @@ class StoresBuilder:
             self.metadata_map_path = Path(metadata_map_path).resolve()
         clock = BuildClock(("conversion", "store", "rest"))
         with collection_lock(source, collection_name):  # across chunking and storing
-            overlap = self._start_overlap(source)
+            overlap = self._start_overlap(source, targets)
             try:
                 return self._build_locked(
                     clock,
@@ -425,11 +430,18 @@ class StoresBuilder:
                     overlap.close(check=False)
                     overlap.detach(self.writer.embeddings)
 
-    def _start_overlap(self, source: Path) -> OverlapEmbedder | None:
+    def _start_overlap(self, source: Path, targets: StoreTargets) -> OverlapEmbedder | None:
         """The thread embedding converted files during conversion, where the build has one."""
         if not self.embed_during_conversion or self.ray_address is not None:
             return None
-        return start_overlap(self.writer.embeddings, source, self.logger)
+        stored = stored_versions(
+            source,
+            targets.store_uri,
+            targets.collection_name,
+            vectors_key(self.embedding_model),
+            force=targets.force,
+        )
+        return start_overlap(self.writer.embeddings, source, self.logger, stored)
 
     def _build_locked(
         self,

@@ -15,6 +15,11 @@ code, not through ``OMP_NUM_THREADS``, which tesseract also reads): beside ``cor
 conversion workers it adds one busy thread at most. :meth:`OverlapEmbedder.close` stops it
 between two texts, so the store phase (which embeds with every core) never runs beside it.
 
+A file the collection already holds in this version (same bytes, same chunk count, per its
+manifest; :func:`stored_versions`) is not embedded: a build after a change of the chunking
+rules converts every file again, and the store phase then skips those whose chunks did not
+change. A file whose chunks changed at the same count is left to the store phase.
+
 A failure to embed a file stops the thread; the next :meth:`~OverlapEmbedder.submit`, or
 :meth:`~OverlapEmbedder.close`, raises
 :class:`~klea_utils.stores.ingest_exceptions.EmbeddingError` naming the file. Nothing in a
@@ -37,17 +42,48 @@ from klea_utils.stores._ingest.store.document_embedder import (
 )
 from klea_utils.stores._ingest.store.early_vectors import EarlyVectors
 from klea_utils.stores._ingest.store.lazy_embeddings import LazyEmbeddings
+from klea_utils.stores._ingest.store.manifest import StoreManifest
 from klea_utils.stores.chunk_cache import ChunkCache
-from klea_utils.stores.ingest_exceptions import EmbeddingError
+from klea_utils.stores.ingest_exceptions import EmbeddingError, IngestError
 from langchain_core.embeddings import Embeddings
 
-__all__ = ["OverlapEmbedder", "start_overlap"]
+__all__ = ["OverlapEmbedder", "StoredCheck", "start_overlap", "stored_versions"]
 
 _STOP = None
 
+StoredCheck = Callable[[str, str, int], bool]
+"""Whether the collection holds ``(file name, file hash, chunk count)`` already."""
+
+
+def _nothing_stored(name: str, file_hash: str, chunks: int) -> bool:
+    return False
+
+
+def stored_versions(
+    source_dir: Path, store_uri: str, collection: str, vectors: str, *, force: bool
+) -> StoredCheck:
+    """What the collection's manifest says it holds, read once before conversion.
+
+    Nothing counts as held under ``force`` (the collection is dropped), when the manifest
+    records another model's vectors (it is rebuilt) or cannot be read (the store phase
+    reports that).
+    """
+    if force:
+        return _nothing_stored
+    try:
+        manifest = StoreManifest.load(source_dir, collection, store_uri)
+    except (IngestError, ValueError, OSError):
+        return _nothing_stored
+    if manifest.vectors and manifest.vectors != vectors:
+        return _nothing_stored
+    return manifest.is_current
+
 
 def start_overlap(
-    embeddings: Embeddings | None, source_dir: Path, logger: logging.Logger
+    embeddings: Embeddings | None,
+    source_dir: Path,
+    logger: logging.Logger,
+    stored: StoredCheck = _nothing_stored,
 ) -> OverlapEmbedder | None:
     """Start embedding during conversion for a build's store embedder, where it fits.
 
@@ -57,6 +93,7 @@ def start_overlap(
     :func:`~klea_utils.stores._ingest.store.document_embedder.load_overlap_embedder`'s
     twin on the first file, and does nothing where that is ``None`` (torch, GPU, USE).
     The table is attached to ``embeddings`` as its :attr:`~LazyEmbeddings.early`.
+    ``stored`` names the files the collection holds already (:func:`stored_versions`).
     """
     if not isinstance(embeddings, LazyEmbeddings):
         return None
@@ -64,7 +101,7 @@ def start_overlap(
     table = EarlyVectors(identity="")
     embeddings.early = table
     overlap = OverlapEmbedder(
-        lambda: load_overlap_embedder(spec, device), table, source_dir, logger
+        lambda: load_overlap_embedder(spec, device), table, source_dir, logger, stored
     )
     return overlap.start()
 
@@ -78,6 +115,7 @@ class OverlapEmbedder:
         table: Where the vectors go; its ``identity`` is set to the embedder's once loaded.
         source_dir: The source folder whose cache the workers write.
         logger: Told how much was embedded early.
+        stored: Whether the collection holds a file version already (not embedded then).
     """
 
     def __init__(
@@ -86,8 +124,10 @@ class OverlapEmbedder:
         table: EarlyVectors,
         source_dir: Path,
         logger: logging.Logger,
+        stored: StoredCheck = _nothing_stored,
     ) -> None:
         self._load = load
+        self._stored = stored
         self.embeddings: Embeddings | None = None
         self.table = table
         self.logger = logger
@@ -100,6 +140,8 @@ class OverlapEmbedder:
         """Files whose every chunk text was embedded (or already held)."""
         self.texts = 0
         """Texts embedded by the thread."""
+        self.skipped = 0
+        """Files not embedded: the collection holds them already."""
         self.cpu_s = 0.0
         """CPU seconds the thread used (its own clock)."""
 
@@ -189,6 +231,9 @@ class OverlapEmbedder:
         try:
             cached = self._cache.load(Path(file_path), file_hash)
             texts = [] if cached is None else [d.page_content for d in cached.docs]
+            if texts and self._stored(name, file_hash, len(texts)):
+                self.skipped += 1
+                return True
             for text in dict.fromkeys(texts):
                 if self._stop.is_set():
                     return False
