@@ -191,7 +191,7 @@ class OverlapEmbedder:
     def _report(self) -> None:
         if self.texts:
             self.logger.info(
-                "embedded %d chunk(s) of %d file(s) while converting (%.1f CPU-s)",
+                "embedded %d chunk(s) while converting, %d file(s) whole (%.1f CPU-s)",
                 self.texts,
                 self.files,
                 self.cpu_s,
@@ -229,11 +229,12 @@ class OverlapEmbedder:
         name = Path(file_path).name
         assert self.embeddings is not None
         try:
-            cached = self._cache.load(Path(file_path), file_hash)
-            texts = [] if cached is None else [d.page_content for d in cached.docs]
-            if texts and self._stored(name, file_hash, len(texts)):
+            count = self._cache.chunk_count(Path(file_path), file_hash)  # the entry's head
+            if count and self._stored(name, file_hash, count):
                 self.skipped += 1
                 return True
+            cached = self._cache.load(Path(file_path), file_hash)
+            texts = [] if cached is None else [d.page_content for d in cached.docs]
             for text in dict.fromkeys(texts):
                 if self._stop.is_set():
                     return False
