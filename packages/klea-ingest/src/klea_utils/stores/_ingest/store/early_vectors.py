@@ -64,7 +64,7 @@ class EarlyVectors:
 
     @property
     def full(self) -> bool:
-        """Whether another vector of the size last held would pass ``max_bytes``."""
+        """Whether the vectors held take ``max_bytes`` or more."""
         with self._lock:
             return self._bytes >= self.max_bytes
 
