@@ -227,3 +227,21 @@ def test_a_lookup_by_another_embedder_embeds_again(tmp_path: Path) -> None:
     (vector,) = lazy.embed_documents(["a text"])
     assert vector != [1.0] * 384
     assert lazy.early.taken == 0
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_the_cli_option_reaches_the_builder(flag: bool) -> None:
+    from klea_utils.stores._ingest.cli_options import make_builder
+
+    builder = make_builder(MODEL, LOG, device="cpu", embed_during_conversion=flag)
+    assert builder.embed_during_conversion is flag
+    overlap = builder._start_overlap(Path("/nonexistent"), _targets())
+    assert (overlap is None) is not flag
+    if overlap is not None:
+        overlap.close()
+
+
+def _targets() -> Any:
+    from klea_utils.stores.store_writer import StoreTargets
+
+    return StoreTargets("chroma:/nonexistent/chroma", "papers", Path("/nonexistent"))

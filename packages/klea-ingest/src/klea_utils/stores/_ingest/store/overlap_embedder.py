@@ -134,7 +134,9 @@ class OverlapEmbedder:
         self._cache = ChunkCache(Path(source_dir))
         self._queue: queue.SimpleQueue[tuple[str, str] | None] = queue.SimpleQueue()
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="klea-overlap-embedder")
+        self._thread = threading.Thread(
+            target=self._run, name="klea-overlap-embedder", daemon=True
+        )  # a daemon: it writes nothing, and one never closed must not keep the process alive
         self.failure: EmbeddingError | None = None
         self.files = 0
         """Files whose every chunk text was embedded (or already held)."""
