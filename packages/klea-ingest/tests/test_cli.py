@@ -54,6 +54,7 @@ def test_help_shows_the_review_workflow() -> None:
         "--no-ocr",
         "--worker-mem-limit",
         "--worker-batch-size",
+        "--no-embed-during-conversion",
     ):
         assert option in build_help
 

@@ -58,6 +58,29 @@ def test_auto_is_the_gpu_only_where_torch_sees_one() -> None:
     assert embed_device("cuda:1") == "cuda:1"
 
 
+def test_auto_asks_torch_only_where_a_gpu_driver_is_present() -> None:
+    """Issue 40: a build's parent embeds during conversion; on a machine without a GPU
+    driver it does not import torch (2 CPU-s, 0.5 GiB) to learn it has no GPU."""
+    import os
+    import subprocess
+    import sys
+
+    from klea_utils.stores._ingest.store.document_embedder import GPU_DEVICE_FILES
+
+    code = (
+        "import sys\n"
+        "from klea_utils.stores._ingest.store.document_embedder import embed_device\n"
+        "print(embed_device('auto'), 'torch' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.split()
+    if not any(os.path.exists(path) for path in GPU_DEVICE_FILES):
+        assert out == ["cpu", "False"]
+    else:  # a GPU driver: torch decides
+        assert out[1] == "True"
+
+
 @pytest.mark.parametrize("device", ["gpu", "cuda:", "cuda:one", "CPU"])
 def test_a_device_the_embedder_does_not_know_is_refused_by_name(device: str) -> None:
     with pytest.raises(EmbeddingModelError, match=f"got '{device}'"):

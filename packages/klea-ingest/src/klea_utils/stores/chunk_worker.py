@@ -27,6 +27,7 @@ Compared with a naive dispatcher this one guarantees progress and isolates bad f
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from klea_utils.stores._ingest.workers.batch_conversion import convert_in_process
@@ -89,6 +90,8 @@ def dispatch_conversion_batches(
     items: list[tuple[str, str]],
     batch_size: int,
     workers: int = 1,
+    *,
+    on_converted: Callable[[ChunkItemResult], object] | None = None,
 ) -> list[ChunkItemResult]:
     """Convert ``items`` by spawning a fresh worker process per batch.
 
@@ -108,11 +111,16 @@ def dispatch_conversion_batches(
         batch_size: Max items handed to any single worker.
         workers: Worker processes running at once (an addition; 1, the default, is the
             original one-at-a-time dispatcher).
+        on_converted: Told each file whose chunks are cached, as its result lands (an
+            addition: the build embeds them while other files convert); what it raises
+            ends the dispatch.
 
     Returns:
         One final ``ChunkItemResult`` per item (never ``deferred``), in ``items`` order.
     """
-    return dispatch(items, batch_size, config, parent_logger, _start_process, workers)
+    return dispatch(
+        items, batch_size, config, parent_logger, _start_process, workers, on_converted=on_converted
+    )
 
 
 def _start_process(config: ChunkWorkerConfig, batch: list[tuple[str, str]]) -> WorkerProcess:

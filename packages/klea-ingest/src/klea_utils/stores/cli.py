@@ -29,6 +29,7 @@ from klea_utils.stores._ingest.cli_options import (
     Debug,
     DeviceOpt,
     EmbedBatch,
+    EmbedDuringConversion,
     FileTimeout,
     Force,
     ForceMaxTokens,
@@ -361,6 +362,7 @@ def build(
     workers: Workers = "auto",
     file_timeout: FileTimeout = 900.0,
     embed_batch_size: EmbedBatch = 256,
+    embed_during_conversion: EmbedDuringConversion = True,
     strict: Strict = False,
     write_stores_config: WriteConfig = None,
     model: Model = DEFAULT_MODEL,
@@ -403,6 +405,7 @@ def build(
             ray_address=ray,
             ray_embed=ray_embed,
             file_timeout_s=file_timeout,
+            embed_during_conversion=embed_during_conversion,
         )
         summary = builder.build(
             str(source),

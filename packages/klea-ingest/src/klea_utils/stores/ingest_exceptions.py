@@ -11,6 +11,8 @@ The hierarchy extends the root of ``klea-retrieval``
         ├── ChunkBudgetError         max_tokens is more than the embedding model reads
         │                            (ValueError)
         ├── ChunkCacheError          the chunk cache cannot be read or written
+        ├── EmbeddingError           one file's chunks could not be embedded while others
+        │                            were converted; carries ``file_name`` (RuntimeError)
         ├── CollectionBusyError      another run holds the collection's lock
         ├── MetadataMapError         a metadata map is missing, malformed or lacks a file
         │                            (ValueError)
@@ -38,6 +40,7 @@ __all__ = [
     "ClusterError",
     "CollectionBusyError",
     "ConversionError",
+    "EmbeddingError",
     "IngestError",
     "MetadataMapError",
     "OcrUnavailableError",
@@ -70,6 +73,19 @@ class OcrUnavailableError(ConversionError):
 
 class ChunkCacheError(IngestError):
     """The chunk cache under ``<source>/.klea-cache`` cannot be read or written."""
+
+
+class EmbeddingError(IngestError, RuntimeError):
+    """A converted file's chunks could not be embedded (by the build's embedding thread).
+
+    Names the file by its name only, never its folder; the conversion is cached, so a run
+    again resumes from the store phase.
+    """
+
+    def __init__(self, file_name: str, reason: str) -> None:
+        self.file_name = file_name
+        self.reason = reason
+        super().__init__(f"{file_name}: its chunks could not be embedded: {reason}")
 
 
 class CollectionBusyError(IngestError):

@@ -8,7 +8,7 @@ the chunks on disk, and writes them to vector, BM25 and FTS5 stores (``store_all
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,9 +29,19 @@ from klea_utils.stores._ingest.convert.chunk_phase import (
 from klea_utils.stores._ingest.convert.conversion import validate_device
 from klea_utils.stores._ingest.progress import format_summary
 from klea_utils.stores._ingest.store.collection_lock import collection_lock
+from klea_utils.stores._ingest.store.document_embedder import vectors_key
 from klea_utils.stores._ingest.store.folded_results import FoldedResults
+from klea_utils.stores._ingest.store.overlap_embedder import (
+    OverlapEmbedder,
+    start_overlap,
+    stored_versions,
+)
 from klea_utils.stores.chunk_cache import ChunkCache
-from klea_utils.stores.chunk_worker import DEFAULT_WORKER_MEM_LIMIT, ChunkWorkerConfig
+from klea_utils.stores.chunk_worker import (
+    DEFAULT_WORKER_MEM_LIMIT,
+    ChunkItemResult,
+    ChunkWorkerConfig,
+)
 from klea_utils.stores.metadata import apply_store_metadata_policy
 from klea_utils.stores.metadata_map import write_heading_template
 from klea_utils.stores.store_writer import (
@@ -95,6 +105,11 @@ class StoresBuilder:
         overlap_sentences: Sentences that end a piece of a text cut to the budget and are
             repeated at the start of its next piece. The chunk cache keys entries on this,
             ``max_tokens``, ``merge_peers`` and the tokenizer: a change re-chunks.
+        embed_during_conversion: In :meth:`build`, embed each converted file's chunks in a
+            thread of this process while the workers convert the others (default), where
+            a vector depends on its text alone (the packaged MiniLM on onnxruntime, the
+            CPU default); the store phase then embeds only what the thread did not reach.
+            Same chunks and vectors either way. An addition to the original signature.
 
     Attributes:
         writer: The :class:`~klea_utils.stores.store_writer.StoreWriter` of the store phase
@@ -124,10 +139,12 @@ class StoresBuilder:
         ray_address: str | None = None,
         ray_embed: bool = False,
         overlap_sentences: int = DEFAULT_OVERLAP_SENTENCES,
+        embed_during_conversion: bool = True,
     ) -> None:
         if overlap_sentences < 0:
             raise ValueError(f"overlap_sentences must be >= 0, got {overlap_sentences}")
         self.overlap_sentences = overlap_sentences
+        self.embed_during_conversion = embed_during_conversion
         max_tokens = resolve_max_tokens(embedding_model, max_tokens, force=force_max_tokens)
         self.embedding_model = embedding_model
         self.logger = logger
@@ -222,6 +239,29 @@ class StoresBuilder:
             SourceLayoutError: Two source files share a name.
             NotADirectoryError: ``source_path`` is not a folder.
         """
+        return self._chunk_all(
+            source_path,
+            force,
+            worker_mem_limit,
+            worker_batch_size,
+            in_process=in_process,
+            references=references,
+            workers=workers,
+        )
+
+    def _chunk_all(
+        self,
+        source_path: Path,
+        force: bool,
+        worker_mem_limit: int | None,
+        worker_batch_size: int,
+        *,
+        in_process: bool = False,
+        references: ReferenceLibrary | None = None,
+        workers: int | None = None,
+        on_converted: Callable[[ChunkItemResult], object] | None = None,
+    ) -> dict[str, dict[str, Any]]:
+        """:meth:`chunk_all`, telling ``on_converted`` of each file cached as it lands."""
         source_path = Path(source_path).resolve()
         files = self.writer.source_files(source_path)
         cache = ChunkCache(source_path, chunking=self.worker_config(source_path, None).chunking())
@@ -244,6 +284,7 @@ class StoresBuilder:
                 in_process=in_process,
                 logger=self.logger,
                 workers=workers,
+                on_converted=on_converted,
             )
             for result in results:
                 if result.status == "ok" and result.file_headings_entry is not None:
@@ -370,28 +411,80 @@ class StoresBuilder:
             self.metadata_map_path = Path(metadata_map_path).resolve()
         clock = BuildClock(("conversion", "store", "rest"))
         with collection_lock(source, collection_name):  # across chunking and storing
-            with clock.phase("conversion") as conversion:
-                file_headings = self.chunk_all(
+            overlap = self._start_overlap(source, targets)
+            try:
+                return self._build_locked(
+                    clock,
                     source,
+                    targets,
+                    metadata_map_path,
+                    overlap,
                     force=force,
                     worker_mem_limit=worker_mem_limit,
                     worker_batch_size=worker_batch_size,
                     references=references,
                     workers=workers,
                 )
-                conversion.pages = count_pdf_pages(self.converted_files)
-            with clock.phase("rest"):
-                if not metadata_map_path:
-                    write_heading_template(file_headings, source, self.logger)
-                del file_headings
-            with clock.phase("store") as store:
-                results = self._load_and_fold_results(source, metadata_map_path)
-                summary = self.writer.write(results, targets)
-                store.chunks = summary.chunks_added
-            with clock.phase("rest"):
-                self._write_citation_links(source, collection_name, metadata_map_path)
-            self._save_timing(clock, source, collection_name)
-            return summary
+            finally:
+                if overlap is not None:
+                    overlap.close(check=False)
+                    overlap.detach(self.writer.embeddings)
+
+    def _start_overlap(self, source: Path, targets: StoreTargets) -> OverlapEmbedder | None:
+        """The thread embedding converted files during conversion, where the build has one."""
+        if not self.embed_during_conversion or self.ray_address is not None:
+            return None
+        stored = stored_versions(
+            source,
+            targets.store_uri,
+            targets.collection_name,
+            vectors_key(self.embedding_model),
+            force=targets.force,
+        )
+        return start_overlap(self.writer.embeddings, source, self.logger, stored)
+
+    def _build_locked(
+        self,
+        clock: BuildClock,
+        source: Path,
+        targets: StoreTargets,
+        metadata_map_path: str | None,
+        overlap: OverlapEmbedder | None,
+        *,
+        force: bool,
+        worker_mem_limit: int | None,
+        worker_batch_size: int,
+        references: ReferenceLibrary | None,
+        workers: int | None,
+    ) -> StoreSummary:
+        """:meth:`build`'s phases, the collection's lock held; ``overlap`` embeds early."""
+        collection_name = targets.collection_name
+        with clock.phase("conversion") as conversion:
+            file_headings = self._chunk_all(
+                source,
+                force,
+                worker_mem_limit,
+                worker_batch_size,
+                references=references,
+                workers=workers,
+                on_converted=None if overlap is None else _submitter(overlap),
+            )
+            conversion.pages = count_pdf_pages(self.converted_files)
+            if overlap is not None:
+                overlap.close()  # stops between two texts; raises its EmbeddingError
+                conversion.chunks = overlap.texts or None
+        with clock.phase("rest"):
+            if not metadata_map_path:
+                write_heading_template(file_headings, source, self.logger)
+            del file_headings
+        with clock.phase("store") as store:
+            results = self._load_and_fold_results(source, metadata_map_path)
+            summary = self.writer.write(results, targets)
+            store.chunks = summary.chunks_added
+        with clock.phase("rest"):
+            self._write_citation_links(source, collection_name, metadata_map_path)
+        self._save_timing(clock, source, collection_name)
+        return summary
 
     def _save_timing(self, clock: BuildClock, source: Path, collection_name: str) -> None:
         """Keep the build's phase timing (:attr:`last_timing`), save it beside the manifest;
@@ -436,3 +529,13 @@ class StoresBuilder:
         :attr:`writer`; pass the result to :meth:`store_all`.
         """
         return self.writer.load_and_fold_results(source_dir, metadata_map_path)
+
+
+def _submitter(overlap: OverlapEmbedder) -> Callable[[ChunkItemResult], None]:
+    """Hand each file cached to ``overlap``."""
+
+    def submit(result: ChunkItemResult) -> None:
+        if result.file_path is not None:
+            overlap.submit(result.file_path, result.file_hash)
+
+    return submit

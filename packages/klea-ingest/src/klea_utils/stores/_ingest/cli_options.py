@@ -167,6 +167,14 @@ Workers = Annotated[
         "available memory holds at --worker-mem-limit each).",
     ),
 ]
+EmbedDuringConversion = Annotated[
+    bool,
+    typer.Option(
+        "--embed-during-conversion/--no-embed-during-conversion",
+        help="Embed each converted file's chunks in one thread of this process while the "
+        "workers convert the others (the packaged MiniLM on onnxruntime; the same vectors).",
+    ),
+]
 FileTimeout = Annotated[
     float,
     typer.Option(
@@ -279,6 +287,7 @@ def make_builder(
     ray_address: str | None = None,
     ray_embed: bool = False,
     file_timeout_s: float = 900.0,
+    embed_during_conversion: bool = True,
 ) -> StoresBuilder:
     from klea_utils.stores._ingest.chunking.chunking import DEFAULT_OVERLAP_SENTENCES
     from klea_utils.stores.ingestion import StoresBuilder
@@ -299,6 +308,7 @@ def make_builder(
         ray_embed=ray_embed,
         overlap_sentences=overlap,
         file_timeout_s=file_timeout_s,
+        embed_during_conversion=embed_during_conversion,
     )
     builder.writer.report_missing = False  # report_store prints the one summary line
     return builder

@@ -9,6 +9,7 @@ checks of the builder's chunking and Ray options made at construction.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -102,13 +103,16 @@ def convert_uncached(
     in_process: bool,
     logger: logging.Logger,
     workers: int | None = None,
+    on_converted: Callable[[ChunkItemResult], object] | None = None,
 ) -> list[ChunkItemResult]:
     """Convert ``todo`` in this process, on the Ray cluster, or in local workers.
 
     ``workers`` local workers run at once (``None``: :func:`resolve_workers`'s auto).
+    ``on_converted`` is told each file cached as it is, in this process and in local
+    workers (not on Ray, whose results come back together).
     """
     if in_process:
-        return convert_in_process(config, todo)
+        return convert_in_process(config, todo, on_converted)
     if ray_address is not None:
         from klea_utils.stores._ingest.workers.ray_cluster import connect
         from klea_utils.stores._ingest.workers.ray_conversion import convert_on_ray
@@ -117,7 +121,9 @@ def convert_uncached(
         return convert_on_ray(ray, logger, config, todo, worker_batch_size)
     pool = min(resolve_workers(workers, config.mem_limit_bytes), len(todo))
     logger.info("Converting %d file(s) in %d worker(s) at once", len(todo), pool)
-    return dispatch_conversion_batches(logger, config, todo, worker_batch_size, workers=pool)
+    return dispatch_conversion_batches(
+        logger, config, todo, worker_batch_size, workers=pool, on_converted=on_converted
+    )
 
 
 def record_and_prune(

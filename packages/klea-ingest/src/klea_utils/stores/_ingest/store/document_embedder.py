@@ -23,6 +23,10 @@
 
 :func:`vectors_key` names the vectors a spec writes, whatever the variant: the store
 manifest records it, and a run whose model writes other vectors rebuilds the collection.
+:func:`load_overlap_embedder` gives the one-thread twin a build embeds with while it still
+converts (only where vectors depend on their text alone: the onnxruntime variants), and
+:func:`embedder_identity` names an embedder so vectors embedded early are used only by the
+same one.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ from klea_utils.stores.use_multilingual import USE_PROVIDER
 from langchain_core.embeddings import Embeddings
 
 __all__ = [
+    "GPU_DEVICE_FILES",
     "ONNX_DOCUMENTS_ENV_VAR",
     "TEXTS_PER_RUN",
     "VARIANT_NUMPY",
@@ -57,8 +62,10 @@ __all__ = [
     "VARIANT_TORCH",
     "DocumentEmbedder",
     "embed_device",
+    "embedder_identity",
     "gpu_batch_size",
     "load_document_embedder",
+    "load_overlap_embedder",
     "vectors_key",
 ]
 
@@ -101,12 +108,24 @@ def vectors_key(spec: str) -> str:
     return f"{parsed.provider}:{parsed.model}"
 
 
+GPU_DEVICE_FILES = ("/dev/nvidiactl", "/dev/kfd", "/dev/dxg")
+"""Device files of a GPU driver torch could use (NVIDIA, AMD ROCm, WSL2): without any of
+them ``auto`` is the CPU without importing torch (about 2 CPU-s and 0.5 GiB for a build
+process that embeds with onnxruntime, and during conversion now, issue 40)."""
+
+
 def embed_device(device: str) -> str:
-    """``device`` for the embedder: ``auto`` is ``cuda`` when torch sees a GPU, else ``cpu``."""
+    """``device`` for the embedder: ``auto`` is ``cuda`` when torch sees a GPU, else ``cpu``.
+
+    A machine without a GPU driver's device file (:data:`GPU_DEVICE_FILES`) is ``cpu``
+    without asking torch.
+    """
     if device != "auto":
         return device
     from importlib.util import find_spec
 
+    if not any(os.path.exists(path) for path in GPU_DEVICE_FILES):
+        return "cpu"
     if find_spec("torch") is None:
         return "cpu"
     import torch
@@ -145,11 +164,39 @@ def _onnx_variant(spec: str, device: str) -> str | None:
     return onnx_document_variant() if device == "cpu" else None
 
 
-def _onnx_embedder(variant: str) -> DocumentEmbedder:
+def _onnx_embedder(variant: str, threads: int | None = None) -> DocumentEmbedder:
     path = export_minilm_onnx()
     if variant == VARIANT_ONNX_INT8:
         path = quantize_minilm_int8(path)
-    return DocumentEmbedder(OnnxMiniLMEmbeddings(path, batch_size=TEXTS_PER_RUN), variant)
+    embeddings = OnnxMiniLMEmbeddings(path, batch_size=TEXTS_PER_RUN, threads=threads)
+    return DocumentEmbedder(embeddings, variant)
+
+
+def embedder_identity(embedder: DocumentEmbedder) -> str:
+    """Name ``embedder`` by its variant and model file: equal names write equal vectors."""
+    model_file = getattr(embedder.embeddings, "onnx_path", None)
+    return f"{embedder.variant}:{model_file}" if model_file else embedder.variant
+
+
+def load_overlap_embedder(spec: str, device: str) -> DocumentEmbedder | None:
+    """The embedder a build runs beside its conversion workers, or ``None`` where none fits.
+
+    The onnxruntime variant :func:`load_document_embedder` would load for ``spec`` on
+    ``device``, with **one** intra-op thread. Only there does a vector depend on its text
+    alone (one text per run), so vectors embedded early equal the store phase's; torch,
+    the numpy USE and any GPU give ``None`` (the build then embeds in its store phase only).
+    """
+    try:
+        parsed = parse_embedding_model(spec)
+    except EmbeddingModelError:
+        return None
+    if parsed.provider == USE_PROVIDER:
+        return None
+    resolved = embed_device(device)
+    variant = _onnx_variant(spec, resolved)
+    if variant is None or not onnx_runtime_available():
+        return None
+    return _onnx_embedder(variant, threads=1)
 
 
 def load_document_embedder(spec: str, device: str, logger: logging.Logger) -> DocumentEmbedder:

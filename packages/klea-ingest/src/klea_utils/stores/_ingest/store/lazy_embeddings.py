@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import logging
 
-from klea_utils.stores._ingest.store.document_embedder import load_document_embedder
+from klea_utils.stores._ingest.store.document_embedder import (
+    embedder_identity,
+    load_document_embedder,
+)
+from klea_utils.stores._ingest.store.early_vectors import EarlyVectors
 from langchain_core.embeddings import Embeddings
 
 __all__ = ["LazyEmbeddings"]
@@ -18,6 +22,10 @@ class LazyEmbeddings(Embeddings):
     loaded at most once per instance, by
     :func:`~klea_utils.stores._ingest.store.document_embedder.load_document_embedder`:
     onnxruntime for the packaged MiniLM on the CPU, sentence-transformers otherwise.
+
+    Vectors embedded while the build still converted (:attr:`early`, see
+    :mod:`~klea_utils.stores._ingest.store.overlap_embedder`) are used instead of embedding
+    a text again, when the same embedder (variant and model file) wrote them.
 
     Args:
         spec: Embedding model spec (``huggingface:...``, ``ollama:...``).
@@ -34,6 +42,10 @@ class LazyEmbeddings(Embeddings):
         self._model: Embeddings | None = None
         self.variant: str | None = None
         """The variant that embeds (``onnxruntime-fp32``, ``torch``) once loaded."""
+        self.identity: str | None = None
+        """The variant and its model file, once loaded (see ``embedder_identity``)."""
+        self.early: EarlyVectors | None = None
+        """Vectors embedded early, looked up before a text is embedded (``None``: none)."""
 
     @property
     def loaded(self) -> bool:
@@ -45,11 +57,19 @@ class LazyEmbeddings(Embeddings):
         if self._model is None:
             embedder = load_document_embedder(self.spec, self.device, self.logger)
             self._model, self.variant = embedder.embeddings, embedder.variant
+            self.identity = embedder_identity(embedder)
         return self._model
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        """Embed ``texts`` with the model."""
-        return self.model().embed_documents(texts)
+        """Embed ``texts`` with the model; a text held in :attr:`early` is not embedded."""
+        model = self.model()
+        early = self.early
+        if early is None or early.identity != self.identity:
+            return model.embed_documents(texts)
+        held = [early.take(text) for text in texts]
+        missing = [text for text, vector in zip(texts, held, strict=True) if vector is None]
+        fresh = iter(model.embed_documents(missing) if missing else [])
+        return [vector if vector is not None else next(fresh) for vector in held]
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query with the model."""

@@ -92,9 +92,22 @@ def convert_items(
         mark(-1)
 
 
-def convert_in_process(config: ChunkWorkerConfig, items: list[WorkItem]) -> list[ChunkItemResult]:
-    """Convert and cache ``items`` in this process; one result per item, in order."""
+def convert_in_process(
+    config: ChunkWorkerConfig,
+    items: list[WorkItem],
+    on_converted: Callable[[ChunkItemResult], object] | None = None,
+) -> list[ChunkItemResult]:
+    """Convert and cache ``items`` in this process; one result per item, in order.
+
+    ``on_converted`` is told each file cached (``ok``) as soon as it is.
+    """
     logger = logging.getLogger(WORKER_LOGGER)
     results: list[ChunkItemResult] = []
-    convert_items(config, items, build_processor(config, logger), results.append, logger)
+
+    def emit(result: ChunkItemResult) -> None:
+        results.append(result)
+        if on_converted is not None and result.status == "ok":
+            on_converted(result)
+
+    convert_items(config, items, build_processor(config, logger), emit, logger)
     return results

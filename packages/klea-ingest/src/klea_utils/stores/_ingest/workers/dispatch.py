@@ -25,6 +25,7 @@ import math
 import os
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -143,6 +144,8 @@ class DispatchState:
         pending: The batches still to hand to fresh workers, next first.
         final: Each finished file's result, by path.
         deaths: How many workers died converting each file, by path.
+        on_converted: Told each file whose chunks are now in the cache (status ``ok``),
+            as soon as its result is final; what it raises stops the dispatch.
     """
 
     items: list[WorkItem]
@@ -151,6 +154,7 @@ class DispatchState:
     logger: logging.Logger
     progress: ConversionProgress
     workers: int = 1
+    on_converted: Callable[[ChunkItemResult], object] | None = None
     pending: deque[list[WorkItem]] = field(init=False)
     final: dict[str, ChunkItemResult] = field(init=False, default_factory=dict)
     deaths: dict[str, int] = field(init=False, default_factory=dict)
@@ -245,6 +249,8 @@ class DispatchState:
     def _finish(self, path: str, result: ChunkItemResult) -> None:
         self.final[path] = result
         self.progress.done(result)
+        if self.on_converted is not None and result.status == "ok":
+            self.on_converted(result)
 
     def results(self) -> list[ChunkItemResult]:
         """One final result per item, in the order the items were given."""
@@ -373,6 +379,8 @@ def dispatch(
     logger: logging.Logger,
     start_worker: StartWorker,
     workers: int = 1,
+    *,
+    on_converted: Callable[[ChunkItemResult], object] | None = None,
 ) -> list[ChunkItemResult]:
     """Convert ``items`` with a fresh worker from ``start_worker`` per batch.
 
@@ -380,12 +388,16 @@ def dispatch(
     worker holds for each (its memory cap, its time-out, a dead worker's files recovered
     from the cache or retried, a file that killed :data:`POISON_DEATHS` workers
     ``failed``). A worker is started as soon as one ends and a batch is pending.
+    ``on_converted`` is told each file cached (``ok``) as its result lands; an exception
+    it raises ends the dispatch (the workers are closed) and propagates.
 
     Returns:
         One final result per item (never ``deferred``), in ``items`` order.
     """
     with ConversionProgress(len(items), logger) as progress:
-        state = DispatchState(items, batch_size, config, logger, progress, workers)
+        state = DispatchState(
+            items, batch_size, config, logger, progress, workers, on_converted=on_converted
+        )
         active: list[WorkerWatch] = []
         try:
             while True:
