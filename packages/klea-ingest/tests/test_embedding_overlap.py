@@ -17,7 +17,10 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._ingest.store.document_embedder import DocumentEmbedder
+from klea_utils.stores._ingest.store.document_embedder import (
+    DocumentEmbedder,
+    load_document_embedder,
+)
 from klea_utils.stores._ingest.store.early_vectors import EarlyVectors
 from klea_utils.stores._ingest.store.lazy_embeddings import LazyEmbeddings
 from klea_utils.stores._ingest.store.overlap_embedder import (
@@ -245,3 +248,45 @@ def _targets() -> Any:
     from klea_utils.stores.store_writer import StoreTargets
 
     return StoreTargets("chroma:/nonexistent/chroma", "papers", Path("/nonexistent"))
+
+
+def test_the_store_phase_embeds_the_next_file_while_writing_one_the_same_vectors(
+    sequential: dict[str, Any], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The store phase embeds file k + 1 in a thread while it writes file k (``embed_ahead``):
+    the chunks and exact vectors of a store phase given ready embeddings (no look-ahead),
+    every file but the first embedded ahead, and the table released afterwards."""
+    source = _papers(tmp_path)
+    builder = _builder(overlap=False)
+    builder._chunk_all(source, False, None, 200, in_process=True)
+    ready = load_document_embedder(MODEL, "cpu", LOG)
+    file_by_file = _builder(overlap=False)
+    file_by_file.writer.embeddings = ready.embeddings
+    assert _store(file_by_file, source, tmp_path / "file-by-file") == sequential
+
+    with caplog.at_level(logging.INFO, logger=LOG.name):
+        ahead = _store(builder, source, tmp_path / "ahead")
+
+    assert ahead == sequential
+    first = next(iter(iter_cached_files(source)))
+    later = {d.page_content for c in iter_cached_files(source) for d in c.docs}
+    later -= {d.page_content for d in first.docs}
+    said = [r.getMessage() for r in caplog.records if "of the next file while writing" in r.message]
+    assert said, "the look-ahead embedded nothing"
+    assert int(said[0].split()[1]) >= len(later)
+    embeddings = builder.writer.embeddings
+    assert isinstance(embeddings, LazyEmbeddings)
+    assert embeddings.early is None
+
+
+def test_files_the_collection_holds_are_not_embedded_ahead(tmp_path: Path) -> None:
+    """A second store phase over unchanged files embeds nothing, ahead or not."""
+    source = _papers(tmp_path)
+    builder = _builder(overlap=False)
+    builder._chunk_all(source, False, None, 200, in_process=True)
+    _store(builder, source, tmp_path / "chroma")
+    again = _builder(overlap=False)
+    _store(again, source, tmp_path / "chroma")
+    embeddings = again.writer.embeddings
+    assert isinstance(embeddings, LazyEmbeddings)
+    assert not embeddings.loaded

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 
 from klea_utils.stores._ingest.store.document_embedder import (
     embedder_identity,
@@ -40,6 +41,7 @@ class LazyEmbeddings(Embeddings):
         self.device = device
         self.logger = logger or logging.getLogger(__name__)
         self._model: Embeddings | None = None
+        self._loading = threading.Lock()  # the store phase's look-ahead thread may load it
         self.variant: str | None = None
         """The variant that embeds (``onnxruntime-fp32``, ``torch``) once loaded."""
         self.identity: str | None = None
@@ -54,11 +56,13 @@ class LazyEmbeddings(Embeddings):
 
     def model(self) -> Embeddings:
         """The loaded model (loading it now if this is the first call)."""
-        if self._model is None:
-            embedder = load_document_embedder(self.spec, self.device, self.logger)
-            self._model, self.variant = embedder.embeddings, embedder.variant
-            self.identity = embedder_identity(embedder)
-        return self._model
+        with self._loading:
+            if self._model is None:
+                embedder = load_document_embedder(self.spec, self.device, self.logger)
+                self.variant = embedder.variant
+                self.identity = embedder_identity(embedder)
+                self._model = embedder.embeddings
+            return self._model
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed ``texts`` with the model; a text held in :attr:`early` is not embedded."""
