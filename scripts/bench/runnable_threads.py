@@ -42,6 +42,8 @@ class Sample:
     t: float
     runnable: tuple[str, ...]
     cpu_s: float
+    alive: bool = True
+    """Whether the build's own process was still there (its CPU is then the tree's)."""
 
 
 @dataclass
@@ -114,8 +116,10 @@ class RunnableSampler(threading.Thread):
         now = time.perf_counter() - self.start_time
         runnable: list[str] = []
         ticks = 0
+        alive = False
         for pid in self._tree():
             comm, fields = _stat_fields(_read(f"/proc/{pid}/stat"))
+            alive = alive or (pid == self.root and bool(fields) and fields[0] != "Z")
             if len(fields) > 14:  # utime, stime, cutime, cstime are fields 14-17 of stat
                 ticks += sum(int(v) for v in fields[11:15])
             try:
@@ -126,7 +130,7 @@ class RunnableSampler(threading.Thread):
                 _, task = _stat_fields(_read(f"/proc/{pid}/task/{tid}/stat"))
                 if task and task[0] == "R":
                     runnable.append(self._role(pid, int(tid), comm))
-        return Sample(now, tuple(runnable), ticks / _TICKS)
+        return Sample(now, tuple(runnable), ticks / _TICKS, alive)
 
     def run(self) -> None:
         while not self.done.is_set():
@@ -207,6 +211,7 @@ def report(
     stretches: list[Stretch] = []
     current: Stretch | None = None
     blip = 0  # samples of 2+ inside the current stretch, in a row
+    samples = [s for s in samples if s.alive]  # the exit's last look holds no CPU
     for here, after in itertools.pairwise(samples):
         dt = after.t - here.t
         phase = phase_of(here.t, marks)
