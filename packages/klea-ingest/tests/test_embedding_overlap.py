@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from klea_utils.stores._ingest.store.concurrent_runs import ConcurrentRuns
 from klea_utils.stores._ingest.store.document_embedder import (
     DocumentEmbedder,
     load_document_embedder,
@@ -31,6 +32,7 @@ from klea_utils.stores._ingest.store.overlap_embedder import (
 from klea_utils.stores.chunk_cache import iter_cached_files
 from klea_utils.stores.ingest_exceptions import EmbeddingError
 from klea_utils.stores.ingestion import StoresBuilder, _submitter
+from klea_utils.stores.onnx_minilm import available_cores
 from langchain_core.embeddings import Embeddings
 
 MODEL = "huggingface:all-MiniLM-L6-v2"
@@ -113,6 +115,17 @@ def test_vectors_embedded_during_conversion_are_the_ones_stored(
     texts = {d.page_content for cached in iter_cached_files(source) for d in cached.docs}
     assert overlap.files == len(FILES)
     assert len(overlap.table) == len(texts)
+    embeddings = builder.writer.embeddings
+    assert isinstance(embeddings, LazyEmbeddings)
+    assert not embeddings.loaded
+    overlap.lend(embeddings)  # the store phase runs the thread's session, a text per core
+    assert overlap.embedder is not None
+    lent = embeddings.model()
+    assert isinstance(lent, ConcurrentRuns)
+    assert isinstance(overlap.embedder.embeddings, ConcurrentRuns)
+    assert lent.model is overlap.embedder.embeddings.model
+    assert lent.runs == available_cores()
+    assert embeddings.identity == overlap.table.identity
 
     stored = _store(builder, source, tmp_path / "chroma")
 

@@ -474,6 +474,7 @@ class StoresBuilder:
             conversion.pages = count_pdf_pages(self.converted_files)
             if overlap is not None:
                 overlap.close()  # stops between two texts; raises its EmbeddingError
+                overlap.lend(self.writer.embeddings)  # its session: no second one loaded
                 conversion.chunks = overlap.texts or None
         with clock.phase("rest"):
             if not metadata_map_path:

@@ -70,6 +70,7 @@ __all__ = [
     "load_document_embedder",
     "load_overlap_embedder",
     "vectors_key",
+    "widened",
 ]
 
 ONNX_DOCUMENTS_ENV_VAR = "KLEA_ONNX_DOCUMENTS"
@@ -174,6 +175,15 @@ def _onnx_embedder(variant: str, runs: int = 1) -> DocumentEmbedder:
         path = quantize_minilm_int8(path)
     model = OnnxMiniLMEmbeddings(path, batch_size=TEXTS_PER_RUN, threads=1)
     return DocumentEmbedder(ConcurrentRuns(model, runs), variant)
+
+
+def widened(embedder: DocumentEmbedder) -> DocumentEmbedder:
+    """``embedder``'s session run a text per core at once, as the store phase runs it (the
+    overlap thread's one-at-a-time twin lent to the store phase: no second session)."""
+    if not isinstance(embedder.embeddings, ConcurrentRuns):
+        return embedder
+    runs = ConcurrentRuns(embedder.embeddings.model, available_cores())
+    return DocumentEmbedder(runs, embedder.variant)
 
 
 def embedder_identity(embedder: DocumentEmbedder) -> str:

@@ -6,8 +6,10 @@ import logging
 import threading
 
 from klea_utils.stores._ingest.store.document_embedder import (
+    DocumentEmbedder,
     embedder_identity,
     load_document_embedder,
+    widened,
 )
 from klea_utils.stores._ingest.store.early_vectors import EarlyVectors
 from langchain_core.embeddings import Embeddings
@@ -63,6 +65,23 @@ class LazyEmbeddings(Embeddings):
                 self.identity = embedder_identity(embedder)
                 self._model = embedder.embeddings
             return self._model
+
+    def adopt(self, embedder: DocumentEmbedder) -> bool:
+        """Use ``embedder``'s loaded session (run a text per core) instead of loading one.
+
+        For the overlap thread's twin, which :func:`load_document_embedder` would load
+        again for the same spec and device (same variant and model file): the store phase
+        then opens no second session. Nothing changes once a model is loaded. Returns
+        whether it was adopted.
+        """
+        with self._loading:
+            if self._model is not None:
+                return False
+            wide = widened(embedder)
+            self.variant = wide.variant
+            self.identity = embedder_identity(wide)
+            self._model = wide.embeddings
+            return True
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed ``texts`` with the model; a text held in :attr:`early` is not embedded."""
