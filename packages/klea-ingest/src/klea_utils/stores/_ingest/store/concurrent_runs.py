@@ -2,7 +2,8 @@
 
 A build embeds one text per run (:data:`~.document_embedder.TEXTS_PER_RUN`), and a chunk
 is short: one run is a few small matrix products, which onnxruntime's intra-op threads
-split poorly (on the 2-core machine the store phase held 0.94 cores with two of them). So
+split poorly (with two of them a store phase offered two runnable threads a third of its
+time, ``pdf_wild.py --runnable``). So
 the store phase's embedder is one session with **one** intra-op thread, and
 :class:`ConcurrentRuns` hands each text of a call to one of ``runs`` threads; each thread
 runs its text in that session (``InferenceSession.run`` may be called from several threads
