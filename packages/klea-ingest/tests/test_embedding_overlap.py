@@ -303,3 +303,23 @@ def test_files_the_collection_holds_are_not_embedded_ahead(tmp_path: Path) -> No
     embeddings = again.writer.embeddings
     assert isinstance(embeddings, LazyEmbeddings)
     assert not embeddings.loaded
+
+
+class _FailingLoad(LazyEmbeddings):
+    """The build's embeddings whose model cannot be loaded (an unreachable model, say)."""
+
+    def model(self) -> Embeddings:
+        raise RuntimeError("no model here")
+
+
+def test_a_failing_look_ahead_hands_every_file_on_and_raises_nothing() -> None:
+    """The look-ahead stops quietly; the store phase embeds and reports errors itself."""
+    from klea_utils.stores._ingest.store.embed_ahead import embed_ahead
+    from langchain_core.documents import Document
+
+    files = [(f"f{i}.pdf", f"h{i}", [Document(page_content=f"text {i}")]) for i in range(3)]
+    failing = _FailingLoad(MODEL, "cpu", LOG)
+    assert list(embed_ahead(iter(files), failing, lambda f: False, LOG)) == files
+    assert failing.early is None
+    assert list(embed_ahead(iter(files), None, lambda f: False, LOG)) == files
+    assert list(embed_ahead(iter([]), failing, lambda f: False, LOG)) == []
