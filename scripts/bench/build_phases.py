@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
+from runnable_threads import RunnableReport, RunnableSampler, print_report, report
 
 ROOT = Path(__file__).resolve().parents[2]
 PHASES = ("conversion+chunking", "embedding+store", "rest")
@@ -90,6 +91,8 @@ class TimedBuild:
     peak_rss_process: int = 0
     peak_workers_alive: int = 0
     marks: dict[str, tuple[float, float]] = field(default_factory=dict)
+    runnable: RunnableReport | None = None
+    """The build's runnable threads per phase (``runnable_threads.py``), when sampled."""
 
 
 def _cpu(proc: psutil.Process) -> float:
@@ -162,9 +165,15 @@ def baseline_tree(ref: str | None) -> Iterator[Path | None]:
 
 
 def run_build(
-    label: str, code: Path | None, build_args: list[str], env_extra: dict[str, str] | None = None
+    label: str,
+    code: Path | None,
+    build_args: list[str],
+    env_extra: dict[str, str] | None = None,
+    *,
+    runnable: bool = False,
 ) -> TimedBuild:
-    """Run ``klea-stores-create build *build_args`` with ``code``'s sources (None: this tree)."""
+    """Run ``klea-stores-create build *build_args`` with ``code``'s sources (None: this tree);
+    with ``runnable``, also sample its runnable threads every 50 ms (``runnable_threads.py``)."""
     cmd = [sys.executable, "-c", _BOOT, str(ROOT), str(code or ""), "build", "-v", *build_args]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1", **(env_extra or {})}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -173,6 +182,9 @@ def run_build(
     watched = psutil.Process(proc.pid)
     sampler = _TreeSampler(proc.pid)
     sampler.start()
+    threads = RunnableSampler(proc.pid, start) if runnable else None
+    if threads is not None:
+        threads.start()
     out: list[str] = []
     reader = threading.Thread(target=lambda: out.append(proc.stdout.read() if proc.stdout else ""))
     reader.start()
@@ -193,6 +205,9 @@ def run_build(
     wall = time.perf_counter() - start
     sampler.done.set()
     sampler.join()
+    if threads is not None:
+        threads.done.set()
+        threads.join()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     total = PhaseFigures(wall, cpu)
@@ -207,6 +222,7 @@ def run_build(
         max(sampler.peak_one, after.ru_maxrss * 1024),
         sampler.peak_workers,
         marks,
+        None if threads is None else report(threads.samples, {k: v[0] for k, v in marks.items()}),
     )
 
 
@@ -255,6 +271,8 @@ def print_phases(runs: list[TimedBuild], pages: int) -> None:
         for name in PHASES:
             print(run.phases[name].row(name, pages))
         print(run.total.row("whole run", pages))
+        if run.runnable is not None:
+            print_report(run.label, run.runnable)
     if len(runs) < 2:
         return
     first = runs[0]
@@ -288,4 +306,5 @@ def summary(run: TimedBuild, pages: int) -> dict[str, object]:
         "phases": {name: figures(run.phases[name]) for name in PHASES},
         "whole_run": figures(run.total),
         "peak_workers_alive": run.peak_workers_alive,
+        "runnable": None if run.runnable is None else run.runnable.as_dict(),
     }

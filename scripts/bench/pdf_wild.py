@@ -51,7 +51,12 @@ Latin letters without a vowel (``aeiouy``, accents ignored) that is not all capi
 
     uv run --frozen python scripts/bench/pdf_wild.py [--files GLOB ...] [--source DIR]
         [--manifest FILE] [--json OUT] [--work DIR] [--keep] [--baseline-ref REF]
-        [--also LABEL:ARGS ...] [--build-arg ARG ...]
+        [--also LABEL:ARGS ...] [--build-arg ARG ...] [--runnable]
+
+``--runnable`` also samples each build's runnable threads every 50 ms and prints, per phase,
+the share of wall time the build offered two or more runnable threads, and its longest
+serial stretches (``runnable_threads.py``): a measure of what the build could use that the
+neighbours on a shared machine do not move.
 
 Use ``--files`` for subsets while developing (the whole set is 3,722 pages, 15+ CPU-minutes
 on a two-core machine).
@@ -427,7 +432,10 @@ def _timed_runs(files: list[Path], work: Path, args: argparse.Namespace) -> list
             folder = work / _slug(label)
             src = copy_set(files, folder)
             print(f"building {len(files)} file(s) in {folder} ({label}) ...", file=sys.stderr)
-            runs.append(run_build(label, baseline if old else None, build_args(src, folder, extra)))
+            code = baseline if old else None
+            runs.append(
+                run_build(label, code, build_args(src, folder, extra), runnable=args.runnable)
+            )
     return runs
 
 
@@ -457,6 +465,12 @@ def main() -> None:
         default=[],
         metavar="LABEL:ARGS",
         help="also build with this code and extra build arguments, e.g. 'one worker:--workers 1'",
+    )
+    parser.add_argument(
+        "--runnable",
+        action="store_true",
+        help="sample the build's runnable threads every 50 ms (runnable_threads.py): per phase, "
+        "the share of wall time with 2+ runnable threads, and the serial stretches",
     )
     args = parser.parse_args()
 

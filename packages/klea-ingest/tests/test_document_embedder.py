@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from ingest_store_support import make_builder, write_source
+from klea_utils.stores._ingest.store.concurrent_runs import ConcurrentRuns
 from klea_utils.stores._ingest.store.document_embedder import (
     ONNX_DOCUMENTS_ENV_VAR,
     TEXTS_PER_RUN,
@@ -20,8 +21,10 @@ from klea_utils.stores._ingest.store.document_embedder import (
     VARIANT_ONNX_INT8,
     VARIANT_TORCH,
     embed_device,
+    embedder_identity,
     gpu_batch_size,
     load_document_embedder,
+    load_overlap_embedder,
     vectors_key,
 )
 from klea_utils.stores._ingest.store.int8_minilm import int8_minilm_path
@@ -88,11 +91,45 @@ def test_a_device_the_embedder_does_not_know_is_refused_by_name(device: str) -> 
 
 
 def test_the_packaged_minilm_on_the_cpu_runs_int8_on_onnxruntime_with_every_core() -> None:
+    """One intra-op thread, a text per core at once (a short text's run splits poorly)."""
     embedder = load_document_embedder(MINILM, "cpu", LOG)
     assert embedder.variant == VARIANT_ONNX_INT8
-    assert isinstance(embedder.embeddings, OnnxMiniLMEmbeddings)
-    assert embedder.embeddings.threads == available_cores()
-    assert embedder.embeddings.batch_size == TEXTS_PER_RUN == 1
+    assert isinstance(embedder.embeddings, ConcurrentRuns)
+    assert embedder.embeddings.runs == available_cores()
+    model = embedder.embeddings.model
+    assert isinstance(model, OnnxMiniLMEmbeddings)
+    assert model.threads == 1
+    assert model.batch_size == TEXTS_PER_RUN == 1
+    overlap = load_overlap_embedder(MINILM, "cpu")
+    assert overlap is not None
+    assert isinstance(overlap.embeddings, ConcurrentRuns)
+    assert overlap.embeddings.runs == 1
+    assert embedder_identity(overlap) == embedder_identity(embedder)
+
+
+def test_texts_run_at_once_get_the_vectors_of_one_run_after_another() -> None:
+    """Real paragraphs on two and three threads of one session: the exact vectors of the
+    same session running them in turn, in the callers' order, a repeated text once."""
+    model = load_overlap_embedder(MINILM, "cpu")
+    assert model is not None
+    texts = _reference_paragraphs(24)
+    texts = [*texts, texts[3], texts[0]]
+    in_turn = [model.embeddings.embed_documents([text])[0] for text in texts]
+    for runs in (2, 3):
+        at_once = ConcurrentRuns(model.embeddings, runs)
+        try:
+            assert at_once.embed_documents(texts) == in_turn
+            assert at_once.embed_documents(texts[5:6]) == in_turn[5:6]
+            assert at_once.embed_documents([]) == []
+        finally:
+            at_once.close()
+
+
+def test_concurrent_runs_refuse_fewer_than_one() -> None:
+    model = load_overlap_embedder(MINILM, "cpu")
+    assert model is not None
+    with pytest.raises(ValueError, match="runs must be >= 1, got 0"):
+        ConcurrentRuns(model.embeddings, 0)
 
 
 @pytest.mark.parametrize(("value", "variant"), [("fp32", VARIANT_ONNX), ("1", VARIANT_ONNX_INT8)])
@@ -102,7 +139,8 @@ def test_the_fp32_export_when_asked(
     monkeypatch.setenv(ONNX_DOCUMENTS_ENV_VAR, value)
     embedder = load_document_embedder(MINILM, "cpu", LOG)
     assert embedder.variant == variant
-    assert isinstance(embedder.embeddings, OnnxMiniLMEmbeddings)
+    assert isinstance(embedder.embeddings, ConcurrentRuns)
+    assert embedder.embeddings.onnx_path is not None
     assert embedder.embeddings.onnx_path.name.endswith(".int8-u8-ffn-fp32.onnx") == (
         variant == VARIANT_ONNX_INT8
     )
@@ -180,12 +218,13 @@ def test_int8_documents_keep_the_fp32_vectors_and_answers() -> None:
 
     embedder = load_document_embedder(MINILM, "cpu", LOG)
     assert embedder.variant == VARIANT_ONNX_INT8
-    assert isinstance(embedder.embeddings, OnnxMiniLMEmbeddings)
+    assert isinstance(embedder.embeddings, ConcurrentRuns)
     fp32 = OnnxMiniLMEmbeddings()
     assert embedder.embeddings.onnx_path == int8_minilm_path(fp32.onnx_path)
     made = embedder.embeddings.onnx_path.stat().st_mtime_ns
     again = load_document_embedder(MINILM, "cpu", LOG).embeddings
-    assert isinstance(again, OnnxMiniLMEmbeddings)
+    assert isinstance(again, ConcurrentRuns)
+    assert again.onnx_path is not None
     assert again.onnx_path.stat().st_mtime_ns == made, "quantised once, then reused"
 
     texts = _reference_paragraphs(60)

@@ -17,7 +17,11 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._ingest.store.document_embedder import DocumentEmbedder
+from klea_utils.stores._ingest.store.concurrent_runs import ConcurrentRuns
+from klea_utils.stores._ingest.store.document_embedder import (
+    DocumentEmbedder,
+    load_document_embedder,
+)
 from klea_utils.stores._ingest.store.early_vectors import EarlyVectors
 from klea_utils.stores._ingest.store.lazy_embeddings import LazyEmbeddings
 from klea_utils.stores._ingest.store.overlap_embedder import (
@@ -28,6 +32,7 @@ from klea_utils.stores._ingest.store.overlap_embedder import (
 from klea_utils.stores.chunk_cache import iter_cached_files
 from klea_utils.stores.ingest_exceptions import EmbeddingError
 from klea_utils.stores.ingestion import StoresBuilder, _submitter
+from klea_utils.stores.onnx_minilm import available_cores
 from langchain_core.embeddings import Embeddings
 
 MODEL = "huggingface:all-MiniLM-L6-v2"
@@ -110,6 +115,17 @@ def test_vectors_embedded_during_conversion_are_the_ones_stored(
     texts = {d.page_content for cached in iter_cached_files(source) for d in cached.docs}
     assert overlap.files == len(FILES)
     assert len(overlap.table) == len(texts)
+    embeddings = builder.writer.embeddings
+    assert isinstance(embeddings, LazyEmbeddings)
+    assert not embeddings.loaded
+    overlap.lend(embeddings)  # the store phase runs the thread's session, a text per core
+    assert overlap.embedder is not None
+    lent = embeddings.model()
+    assert isinstance(lent, ConcurrentRuns)
+    assert isinstance(overlap.embedder.embeddings, ConcurrentRuns)
+    assert lent.model is overlap.embedder.embeddings.model
+    assert lent.runs == available_cores()
+    assert embeddings.identity == overlap.table.identity
 
     stored = _store(builder, source, tmp_path / "chroma")
 
@@ -245,3 +261,65 @@ def _targets() -> Any:
     from klea_utils.stores.store_writer import StoreTargets
 
     return StoreTargets("chroma:/nonexistent/chroma", "papers", Path("/nonexistent"))
+
+
+def test_the_store_phase_embeds_the_next_file_while_writing_one_the_same_vectors(
+    sequential: dict[str, Any], tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The store phase embeds file k + 1 in a thread while it writes file k (``embed_ahead``):
+    the chunks and exact vectors of a store phase given ready embeddings (no look-ahead),
+    every file but the first embedded ahead, and the table released afterwards."""
+    source = _papers(tmp_path)
+    builder = _builder(overlap=False)
+    builder._chunk_all(source, False, None, 200, in_process=True)
+    ready = load_document_embedder(MODEL, "cpu", LOG)
+    file_by_file = _builder(overlap=False)
+    file_by_file.writer.embeddings = ready.embeddings
+    assert _store(file_by_file, source, tmp_path / "file-by-file") == sequential
+
+    with caplog.at_level(logging.INFO, logger=LOG.name):
+        ahead = _store(builder, source, tmp_path / "ahead")
+
+    assert ahead == sequential
+    first = next(iter(iter_cached_files(source)))
+    later = {d.page_content for c in iter_cached_files(source) for d in c.docs}
+    later -= {d.page_content for d in first.docs}
+    said = [r.getMessage() for r in caplog.records if "of the next file while writing" in r.message]
+    assert said, "the look-ahead embedded nothing"
+    assert int(said[0].split()[1]) >= len(later)
+    embeddings = builder.writer.embeddings
+    assert isinstance(embeddings, LazyEmbeddings)
+    assert embeddings.early is None
+
+
+def test_files_the_collection_holds_are_not_embedded_ahead(tmp_path: Path) -> None:
+    """A second store phase over unchanged files embeds nothing, ahead or not."""
+    source = _papers(tmp_path)
+    builder = _builder(overlap=False)
+    builder._chunk_all(source, False, None, 200, in_process=True)
+    _store(builder, source, tmp_path / "chroma")
+    again = _builder(overlap=False)
+    _store(again, source, tmp_path / "chroma")
+    embeddings = again.writer.embeddings
+    assert isinstance(embeddings, LazyEmbeddings)
+    assert not embeddings.loaded
+
+
+class _FailingLoad(LazyEmbeddings):
+    """The build's embeddings whose model cannot be loaded (an unreachable model, say)."""
+
+    def model(self) -> Embeddings:
+        raise RuntimeError("no model here")
+
+
+def test_a_failing_look_ahead_hands_every_file_on_and_raises_nothing() -> None:
+    """The look-ahead stops quietly; the store phase embeds and reports errors itself."""
+    from klea_utils.stores._ingest.store.embed_ahead import embed_ahead
+    from langchain_core.documents import Document
+
+    files = [(f"f{i}.pdf", f"h{i}", [Document(page_content=f"text {i}")]) for i in range(3)]
+    failing = _FailingLoad(MODEL, "cpu", LOG)
+    assert list(embed_ahead(iter(files), failing, lambda f: False, LOG)) == files
+    assert failing.early is None
+    assert list(embed_ahead(iter(files), None, lambda f: False, LOG)) == files
+    assert list(embed_ahead(iter([]), failing, lambda f: False, LOG)) == []

@@ -36,6 +36,7 @@ from klea_utils.stores._ingest.store.overlap_embedder import (
     start_overlap,
     stored_versions,
 )
+from klea_utils.stores._ingest.store.warm_imports import warm_store_imports
 from klea_utils.stores.chunk_cache import ChunkCache
 from klea_utils.stores.chunk_worker import (
     DEFAULT_WORKER_MEM_LIMIT,
@@ -459,6 +460,7 @@ class StoresBuilder:
     ) -> StoreSummary:
         """:meth:`build`'s phases, the collection's lock held; ``overlap`` embeds early."""
         collection_name = targets.collection_name
+        warm_store_imports(targets.store_uri)  # while the workers convert
         with clock.phase("conversion") as conversion:
             file_headings = self._chunk_all(
                 source,
@@ -472,6 +474,7 @@ class StoresBuilder:
             conversion.pages = count_pdf_pages(self.converted_files)
             if overlap is not None:
                 overlap.close()  # stops between two texts; raises its EmbeddingError
+                overlap.lend(self.writer.embeddings)  # its session: no second one loaded
                 conversion.chunks = overlap.texts or None
         with clock.phase("rest"):
             if not metadata_map_path:

@@ -24,10 +24,11 @@ from klea_utils.stores._ingest.store.backend_errors import backend_errors
 from klea_utils.stores._ingest.store.bm25_corpus import Bm25CorpusWriter
 from klea_utils.stores._ingest.store.collection_lock import collection_lock
 from klea_utils.stores._ingest.store.document_embedder import vectors_key
+from klea_utils.stores._ingest.store.embed_ahead import embed_ahead
 from klea_utils.stores._ingest.store.folded_results import FoldedResults, fold_cached_results
 from klea_utils.stores._ingest.store.fts5_corpus import Fts5IndexWriter
 from klea_utils.stores._ingest.store.lazy_embeddings import LazyEmbeddings
-from klea_utils.stores._ingest.store.manifest import StoreManifest, manifest_path
+from klea_utils.stores._ingest.store.manifest import StoreManifest, chunks_digest, manifest_path
 from klea_utils.stores._ingest.store.store_identity import resolve_local_path, resolve_store_uri
 from klea_utils.stores._ingest.store.store_plan import planned_chunks
 from klea_utils.stores._ingest.store.store_progress import StoreProgress
@@ -228,7 +229,13 @@ class StoreWriter:
             plan = planned_chunks(results, manifest)  # recorded counts: no chunk is read
             loading = bulk_load(store, uri, collection)
             with loading, StoreProgress(self.logger, plan=plan) as progress:
-                for name, file_hash, stored in named_files(results, source_dir):
+                files = embed_ahead(
+                    named_files(results, source_dir),
+                    self.embeddings,
+                    lambda f: manifest.holds_version(f[0], f[1], len(f[2]), chunks_digest(f[2])),
+                    self.logger,
+                )
+                for name, file_hash, stored in files:
                     with backend_errors(uri, collection):
                         run.write_file(name, file_hash, stored, progress)
                     if bm25 is not None:

@@ -1,9 +1,11 @@
 """The build's document embedder: which one writes the vectors, on which device, how wide.
 
-- The packaged MiniLM on the CPU runs through onnxruntime, its threads set to the cores
-  this process may use, **one text per run** (:data:`TEXTS_PER_RUN`): no padding, and a
-  chunk's vector depends only on its text, never on the chunks embedded beside it, so
-  rebuilds, Ray builds and local builds store the same vectors.
+- The packaged MiniLM on the CPU runs through onnxruntime, **one text per run**
+  (:data:`TEXTS_PER_RUN`): no padding, and a chunk's vector depends only on its text,
+  never on the chunks embedded beside it, so rebuilds, Ray builds and local builds store
+  the same vectors. Its session has one intra-op thread, and as many texts as the process
+  has cores run at once (:class:`~.concurrent_runs.ConcurrentRuns`): a short text's run
+  is split poorly over threads, a text per core keeps every core busy.
 - By default its int8 variant writes the vectors (``onnxruntime-int8``: :mod:`.int8_minilm`,
   quantised once and cached beside the fp32 export; mean cosine 0.997 to fp32 on real
   chunks at about 0.7x its CPU). Its activations are quantised with scales taken from the
@@ -35,6 +37,7 @@ import logging
 import os
 from dataclasses import dataclass
 
+from klea_utils.stores._ingest.store.concurrent_runs import ConcurrentRuns
 from klea_utils.stores._ingest.store.int8_minilm import quantize_minilm_int8
 from klea_utils.stores.embedding_models import (
     Device,
@@ -67,6 +70,7 @@ __all__ = [
     "load_document_embedder",
     "load_overlap_embedder",
     "vectors_key",
+    "widened",
 ]
 
 ONNX_DOCUMENTS_ENV_VAR = "KLEA_ONNX_DOCUMENTS"
@@ -164,12 +168,22 @@ def _onnx_variant(spec: str, device: str) -> str | None:
     return onnx_document_variant() if device == "cpu" else None
 
 
-def _onnx_embedder(variant: str, threads: int | None = None) -> DocumentEmbedder:
+def _onnx_embedder(variant: str, runs: int = 1) -> DocumentEmbedder:
+    """The onnxruntime ``variant``: one intra-op thread, ``runs`` texts at once."""
     path = export_minilm_onnx()
     if variant == VARIANT_ONNX_INT8:
         path = quantize_minilm_int8(path)
-    embeddings = OnnxMiniLMEmbeddings(path, batch_size=TEXTS_PER_RUN, threads=threads)
-    return DocumentEmbedder(embeddings, variant)
+    model = OnnxMiniLMEmbeddings(path, batch_size=TEXTS_PER_RUN, threads=1)
+    return DocumentEmbedder(ConcurrentRuns(model, runs), variant)
+
+
+def widened(embedder: DocumentEmbedder) -> DocumentEmbedder:
+    """``embedder``'s session run a text per core at once, as the store phase runs it (the
+    overlap thread's one-at-a-time twin lent to the store phase: no second session)."""
+    if not isinstance(embedder.embeddings, ConcurrentRuns):
+        return embedder
+    runs = ConcurrentRuns(embedder.embeddings.model, available_cores())
+    return DocumentEmbedder(runs, embedder.variant)
 
 
 def embedder_identity(embedder: DocumentEmbedder) -> str:
@@ -196,7 +210,7 @@ def load_overlap_embedder(spec: str, device: str) -> DocumentEmbedder | None:
     variant = _onnx_variant(spec, resolved)
     if variant is None or not onnx_runtime_available():
         return None
-    return _onnx_embedder(variant, threads=1)
+    return _onnx_embedder(variant, runs=1)
 
 
 def load_document_embedder(spec: str, device: str, logger: logging.Logger) -> DocumentEmbedder:
@@ -207,7 +221,7 @@ def load_document_embedder(spec: str, device: str, logger: logging.Logger) -> Do
     variant = _onnx_variant(spec, resolved)
     if variant is not None:
         if onnx_runtime_available():
-            return _onnx_embedder(variant)
+            return _onnx_embedder(variant, runs=available_cores())
         logger.info(
             "onnxruntime is not installed: documents are embedded with torch, about 3x the "
             "CPU (pip install 'klea-retrieval[huggingface]')"

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import logging
+import threading
 
 from klea_utils.stores._ingest.store.document_embedder import (
+    DocumentEmbedder,
     embedder_identity,
     load_document_embedder,
+    widened,
 )
 from klea_utils.stores._ingest.store.early_vectors import EarlyVectors
 from langchain_core.embeddings import Embeddings
@@ -40,6 +43,7 @@ class LazyEmbeddings(Embeddings):
         self.device = device
         self.logger = logger or logging.getLogger(__name__)
         self._model: Embeddings | None = None
+        self._loading = threading.Lock()  # the store phase's look-ahead thread may load it
         self.variant: str | None = None
         """The variant that embeds (``onnxruntime-fp32``, ``torch``) once loaded."""
         self.identity: str | None = None
@@ -54,11 +58,30 @@ class LazyEmbeddings(Embeddings):
 
     def model(self) -> Embeddings:
         """The loaded model (loading it now if this is the first call)."""
-        if self._model is None:
-            embedder = load_document_embedder(self.spec, self.device, self.logger)
-            self._model, self.variant = embedder.embeddings, embedder.variant
-            self.identity = embedder_identity(embedder)
-        return self._model
+        with self._loading:
+            if self._model is None:
+                embedder = load_document_embedder(self.spec, self.device, self.logger)
+                self.variant = embedder.variant
+                self.identity = embedder_identity(embedder)
+                self._model = embedder.embeddings
+            return self._model
+
+    def adopt(self, embedder: DocumentEmbedder) -> bool:
+        """Use ``embedder``'s loaded session (run a text per core) instead of loading one.
+
+        For the overlap thread's twin, which :func:`load_document_embedder` would load
+        again for the same spec and device (same variant and model file): the store phase
+        then opens no second session. Nothing changes once a model is loaded. Returns
+        whether it was adopted.
+        """
+        with self._loading:
+            if self._model is not None:
+                return False
+            wide = widened(embedder)
+            self.variant = wide.variant
+            self.identity = embedder_identity(wide)
+            self._model = wide.embeddings
+            return True
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed ``texts`` with the model; a text held in :attr:`early` is not embedded."""

@@ -137,6 +137,17 @@ class StoreManifest:
         """Write the manifest atomically."""
         atomic_write_json(self.path, self.to_json())
 
+    def holds_version(self, file_name: str, file_hash: str, chunks: int, digest: str) -> bool:
+        """Whether the collection holds this version of the file, wholly or in part (a run
+        killed while adding it): the same bytes cut into the same chunks."""
+        entry = self.files.get(file_name)
+        return (
+            entry is not None
+            and entry.file_hash == file_hash
+            and entry.chunks == chunks
+            and entry.digest == digest
+        )
+
     def is_current(
         self, file_name: str, file_hash: str, chunks: int, digest: str | None = None
     ) -> bool:

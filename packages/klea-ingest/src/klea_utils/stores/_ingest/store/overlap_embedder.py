@@ -129,6 +129,8 @@ class OverlapEmbedder:
         self._load = load
         self._stored = stored
         self.embeddings: Embeddings | None = None
+        self.embedder: DocumentEmbedder | None = None
+        """The embedder once loaded (lent to the store phase by :meth:`lend`)."""
         self.table = table
         self.logger = logger
         self._cache = ChunkCache(Path(source_dir))
@@ -165,6 +167,17 @@ class OverlapEmbedder:
         """Raise the thread's failure, if it had one."""
         if self.failure is not None:
             raise self.failure
+
+    def lend(self, embeddings: Embeddings | None) -> None:
+        """Give the store phase's ``embeddings`` this thread's loaded session, once the
+        thread is closed (the same variant and model file the store phase would load)."""
+        if (
+            isinstance(embeddings, LazyEmbeddings)
+            and self.embedder is not None
+            and not self._thread.is_alive()
+            and embedder_identity(self.embedder) == self.table.identity
+        ):
+            embeddings.adopt(self.embedder)
 
     def detach(self, embeddings: Embeddings | None) -> None:
         """Drop the vectors still held and unhook the table from ``embeddings``."""
@@ -222,6 +235,7 @@ class OverlapEmbedder:
             return False
         if embedder is None:
             return False
+        self.embedder = embedder
         self.embeddings = embedder.embeddings
         self.table.identity = embedder_identity(embedder)
         return True
