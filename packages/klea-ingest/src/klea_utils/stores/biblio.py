@@ -53,7 +53,10 @@ from klea_utils.stores._ingest.biblio.info_trust import (
 from klea_utils.stores._ingest.biblio.name_parsing import split_people
 from klea_utils.stores._ingest.biblio.page_years import page_year, title_year
 from klea_utils.stores._ingest.biblio.title_layout import refused_title_line
-from klea_utils.stores._ingest.biblio.title_text import close_letter_spacing
+from klea_utils.stores._ingest.biblio.title_text import (
+    close_letter_spacing,
+    without_document_number,
+)
 from klea_utils.stores._ingest.biblio.under_title import authors_under_title
 
 __all__ = ["BIBLIO_FIELDS", "COMPLETE_FIELDS", "MAX_URLS", "extract_metadata"]
@@ -84,6 +87,7 @@ class _Fields:
             return
         if field == "title" and isinstance(value, str):
             value = close_letter_spacing(value)  # a form's head spaced out: "A N E X O"
+            value = without_document_number(value)  # "MANUAL TRANSMITTAL 2.3.59"
         if field == "authors" and not source.startswith("doi") and is_noise_author(value[0]):
             return  # an office, a code or column heads read as the first name: leave it empty
         self.values[field] = value
