@@ -8,7 +8,8 @@ designation set largest over the title (``pdfcpu__itu-t81``: ``CCITT T.81``) and
 (``pypdf__selenium-pypdf-issue-177``), OCR specks of a calligraphy specimen (``ae ike``) and
 of a Chinese decision read as Latin (``{FRMTTREB``), a poem's line in kana
 (``pdfminer__jo``), a manual's number kept on its title and the date of the manual it
-supersedes read as its year (``unstructured__pdf2image-memory-error-test-400p``).
+supersedes read as its year (``unstructured__pdf2image-memory-error-test-400p``), the
+edition of a standard a form cites read as its year (``pymupdf__test_3863``).
 """
 
 from __future__ import annotations
@@ -107,6 +108,9 @@ def test_an_issue_date_and_a_superseded_date() -> None:
     )
     assert page_year(manual) == 2022
     assert page_year("IRM 2.3.59, dated December 20, 2021, is superseded.") is None
+    cited = "Erdgasleitung Vreden - Werne nach DIN 2470, Blatt 2; Ausgabe Sept. 1967"
+    assert page_year(cited) is None
+    assert page_year("Report\nSept. 1967") == 1967
 
 
 @given(st.text(max_size=60))

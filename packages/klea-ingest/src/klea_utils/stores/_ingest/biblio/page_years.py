@@ -8,7 +8,8 @@ Page one states its year in a few places a reader trusts, in this order:
 2. a date on its own near the top or at the foot of the page (``November 1, 2000``,
    ``July 2006``, ``20 décembre 2022``, ``Date : 20-10-2009``, ``KDD '22, August 14-18, 2022``,
    a standard's issue date ``(09/92)``), never one on a line saying an earlier document is
-   superseded or replaced (``IRM 2.3.59, dated December 20, 2021, is superseded.``);
+   superseded or replaced (``IRM 2.3.59, dated December 20, 2021, is superseded.``), nor
+   one after a standard the line cites (``nach DIN 2470, Blatt 2; Ausgabe Sept. 1967``);
 3. ``accepted``, ``received``, ``submitted``;
    then a year printed alone on a line at the top or foot (a cover's ``2010``), when it is
    the only one;
@@ -155,6 +156,11 @@ _SUPERSEDED_RE = re.compile(
 2021, is superseded.``): its date is that earlier document's, not this one's."""
 
 
+_CITED_STANDARD_RE = re.compile(r"\b(?:DIN|ISO|EN|ANSI|ASTM|IEC|BS|NF|UNI|DVGW)\s?\d{3,}")
+"""A standard cited on the line before a date (``nach DIN 2470, Blatt 2; Ausgabe Sept.
+1967``): the date is that standard's edition, not the document's."""
+
+
 def _line_at(text: str, at: int) -> str:
     start = text.rfind("\n", 0, at) + 1
     end = text.find("\n", at)
@@ -165,7 +171,10 @@ def _first(pattern: re.Pattern[str], text: str) -> int | None:
     for match in pattern.finditer(text):
         if _RULE_CITATION_RE.search(text[max(0, match.start() - 20) : match.start()]):
             continue
-        if _SUPERSEDED_RE.search(_line_at(text, match.start())):
+        line = _line_at(text, match.start())
+        if _SUPERSEDED_RE.search(line):
+            continue
+        if pattern is _DATE_RE and _CITED_STANDARD_RE.search(line[: line.find(match.group(0))]):
             continue
         year = int(next(g for g in match.groups() if g))
         if _plausible(year):
