@@ -25,6 +25,7 @@ from klea_utils.stores._ingest.biblio.info_trust import is_noise_author, is_nois
 from klea_utils.stores._ingest.biblio.line_kinds import is_designation, never_title
 from klea_utils.stores._ingest.biblio.page_years import page_year
 from klea_utils.stores._ingest.biblio.title_text import reads_as_words, without_document_number
+from klea_utils.stores._ingest.biblio.top_heading import has_text_layer, is_clean_words, top_heading
 from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
 from klea_utils.stores.biblio import extract_metadata
 from realpapers import WILD, needs_wild
@@ -175,3 +176,58 @@ def test_a_manuals_cover(tmp_path: Path) -> None:
     document, _ = convert_pdf_offline(path, do_ocr=False)
     meta = extract_metadata(path, document)
     assert (meta["title"], meta["year"]) == ("MANUAL TRANSMITTAL", 2022)
+
+
+@pytest.mark.parametrize(
+    ("heading", "clean"),
+    [
+        ("SOLICITAGAO DE EMPENHO", True),
+        ("Relatório de Execução 2019", True),
+        ("Kaiser-Wilhelm-Institut d'Études 12.5", True),
+        ("行政处罚决定书", True),
+        ("SRAMBARAAFA (£0) APRA? 2021 FER -—MRABELLZ HREM", False),  # OCR of a Chinese form
+        ("BwRRAE, SBARUTRRTA:", False),
+        ("E-mail: licitacao@example.com.br", False),
+        ("", False),
+    ],
+)
+def test_a_scanned_pages_heading_must_be_clean_words(heading: str, clean: bool) -> None:
+    assert is_clean_words(heading) is clean
+
+
+@given(st.text(max_size=80))
+def test_clean_words_and_text_layer_take_any_text(text: str) -> None:
+    assert isinstance(is_clean_words(text), bool)
+    assert has_text_layer(text) is (len("".join(text.split())) >= 50)
+
+
+@needs_wild
+def test_a_scanned_forms_head_set_as_a_heading_is_its_title(tmp_path: Path) -> None:
+    """A Brazilian purchase order, scanned: no title item, its head a heading at the top."""
+    path = _first_pages("pymupdf__test_4034.pdf", 1, tmp_path)
+    document, _ = convert_pdf_offline(path, do_ocr=True)
+    meta = extract_metadata(path, document)
+    assert meta["_sources"]["title"] == "top_heading"
+    assert meta["title"].replace("G", "Ç").startswith("SOLICITAÇ")  # OCR reads Ç as G
+    assert meta["title"].endswith("DE EMPENHO")
+
+
+@needs_wild
+def test_ocr_of_another_script_gives_no_heading_title(tmp_path: Path) -> None:
+    """A Chinese form OCR'd as Latin: its top heading is letters and stray signs."""
+    path = _first_pages("pdfplumber__malformed-from-issue-932.pdf", 1, tmp_path)
+    document, _ = convert_pdf_offline(path, do_ocr=True)
+    assert top_heading(document, scanned=False) is not None  # there is a heading up top
+    assert top_heading(document, scanned=True) is None
+    assert "title" not in extract_metadata(path, document)
+
+
+@needs_wild
+def test_a_running_head_at_the_top_is_no_heading_title(tmp_path: Path) -> None:
+    """A CFR part: its topmost heading is the running head the next pages repeat."""
+    path = _first_pages("govdocs1__303226.pdf", 3, tmp_path)
+    document, _ = convert_pdf_offline(path, do_ocr=False)
+    assert top_heading(document, scanned=False) == (
+        "Drug Enforcement Administration, Justice Pt. 1308"
+    )
+    assert "title" not in extract_metadata(path, document)

@@ -102,7 +102,8 @@ so the title opening every chunk's heading path can change; cached files read th
 metadata again: OCR specks of two words and unpaired brackets, a paragraph's line in Han
 or kana and a print header (``Page 1 sur 1``) are no title, a trailing ``2.3.59`` is no
 part of one, a standard's ``(09/92)`` is its year and a superseded document's date is
-not)."""
+not; where no source gives a title, the topmost heading in the top 30% of page one is
+the title, on a scanned page only when it is clean words)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""
