@@ -231,3 +231,13 @@ def test_a_running_head_at_the_top_is_no_heading_title(tmp_path: Path) -> None:
         "Drug Enforcement Administration, Justice Pt. 1308"
     )
     assert "title" not in extract_metadata(path, document)
+
+
+@needs_wild
+def test_a_line_ending_on_a_year_closes_the_title(tmp_path: Path) -> None:
+    """An election results sheet: its banner ``... 2014`` over the sheet's own head, both
+    in the title's type."""
+    title = _title_item(_first_pages("camelot__mednine.pdf", 1, tmp_path))
+    assert title is not None
+    assert title.split()[-1] == "2014"
+    assert "مدنين" not in title  # the sheet's head, the line under the banner

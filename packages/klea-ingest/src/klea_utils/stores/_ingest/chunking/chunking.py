@@ -98,7 +98,8 @@ digit and the point or comma after it unless it is as wide as between two number
 ``1.3`` no longer ``1 .3``; 12: a standard's designation (``CCITT T.81``) is no title, and
 on a cover that prints one the title may start in the lower half; a smaller kicker line
 ending on a linking word right above the title opens it (``UPDATED RECOMMENDATIONS ON``),
-so the title opening every chunk's heading path can change; cached files read their
+a title line ending on a year closes the title block (``... 2014`` over a sheet's
+head), so the title opening every chunk's heading path can change; cached files read their
 metadata again: OCR specks of two words and unpaired brackets, a paragraph's line in Han
 or kana and a print header (``Page 1 sur 1``) are no title, a trailing ``2.3.59`` is no
 part of one, a standard's ``(09/92)`` is its year and a superseded document's date is

@@ -7,8 +7,9 @@ page provenance, so chunks know their pages:
 1. page furniture (running heads and feet, page numbers, rotated margin stamps) is removed
    (:mod:`klea_utils.stores._ingest.pdf.page_furniture`);
 2. the title is the largest text on page one that is not a banner, stamp or a standard's
-   designation (``CCITT T.81``), joined across its lines, with a smaller kicker line right
-   above it that ends on a linking word (``UPDATED RECOMMENDATIONS ON``);
+   designation (``CCITT T.81``), joined across its lines up to one that ends on a year,
+   with a smaller kicker line right above it that ends on a linking word (``UPDATED
+   RECOMMENDATIONS ON``);
 3. headings come from numbering, usual section names, bold or small-caps runs and larger
    type, never from a line that continues a sentence
    (:mod:`klea_utils.stores._ingest.pdf.headings`); a bold run that opens a paragraph
@@ -166,6 +167,8 @@ _ARTICLES = frozenset(
     ["the", "a", "an", "le", "la", "les", "el", "los", "der", "die", "das", "il", "lo"]
 )
 """A lone article printed small above a masthead title belongs to it (``The`` / GLIDER EXPRESS)."""
+_ENDS_ON_YEAR = re.compile(r"(?<![\w.,/-])(?:1[5-9]|20)\d\d\s*$")
+"""A line that ends on a year (a lone number of four digits), which closes a title block."""
 _RUN_ON_RATIO = 0.75
 """A title line this many times the largest size or more goes on the title block (OCR and
 designers set a title's second line a little smaller: ``32 Track MIDI Sequence Recorder``)."""
@@ -324,7 +327,11 @@ def _beside(first: Line, line: Line) -> bool:
 def _runs_on(last: Line, line: Line, biggest: float, body: float) -> bool:
     """Whether ``line`` goes on the title block that ends with ``last``: right below it and
     of the title's size, a little smaller (a second line set smaller), or starting in lower
-    case after a line that ends no sentence (a title broken mid-phrase)."""
+    case after a line that ends no sentence (a title broken mid-phrase). A line ending on
+    a year closes the block unless the next one starts in lower case: a banner's title
+    names its edition last (``الانتخابات التشريعية 2014`` over the sheet's own head)."""
+    if _ENDS_ON_YEAR.search(last.text) and not line.text.lstrip()[:1].islower():
+        return False
     gap = line.top - last.bottom
     if abs(line.size - biggest) < 0.5:
         return gap < 1.2 * biggest
