@@ -10,7 +10,8 @@ Each file of the truth file (``scripts/bench/truth/metadata.jsonl``: one JSON ob
 prints none; ``held_out``: the batch of files added after the code was tuned, ``true`` for
 the first and ``2``, ``3`` for the next ones, whose figures are also printed apart, as
 ``held1``, ``held2``, ``held3``, beside the others, ``tuned``; which batches are still held
-out is said in ``scripts/bench/truth/README.md``) is converted the way
+out is said in ``scripts/bench/truth/README.md``; ``authors``, where a line has it: the
+family names of the whole byline in its order) is converted the way
 ``klea-stores-create build`` converts it (the model-free PDF path, OCR on) and given to
 :func:`klea_utils.stores.biblio.extract_metadata`, the build's own metadata step, with DOI
 look-ups off (the bench is offline). Per set it prints, for each field, how many files are
@@ -25,7 +26,9 @@ run, e.g. of the code before a change) prints its figures beside this run's.
 
 Right means: the title equal after folding case, accents, punctuation and spaces (or a
 similarity of at least 0.9 by ``difflib``); the first author's family name a run of words of
-the first extracted author (``van der Knijff`` in ``Johan van der Knijff``); the year equal.
+the first extracted author (``van der Knijff`` in ``Johan van der Knijff``); the year equal;
+the whole author list (column ``authors``, counted over the lines that have one) as many
+names as the truth's, each family name a run of words of the name in its place.
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ from typing import Any  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 TRUTH = ROOT / "scripts/bench/truth/metadata.jsonl"
 FIELDS = ("title", "first_author", "year")
+LIST = "authors"
+"""The whole author list, compared where the truth line has one."""
 
 
 def _shared(name: str) -> Path:
@@ -90,7 +95,10 @@ def verdict(field: str, found: Any, want: Any) -> str:
         return "right" if want is None else "empty"
     if want is None:
         return "noise"
-    if field == "title":
+    if field == LIST:
+        same = len(found) == len(want)
+        ok = same and all(author_right(str(f), str(w)) for f, w in zip(found, want, strict=True))
+    elif field == "title":
         ok = title_right(str(found), str(want))
     elif field == "first_author":
         ok = author_right(str(found), str(want))
@@ -130,6 +138,7 @@ def read_one(path: Path, converter: Any, store: Path | None, cache_dir: Path) ->
     return {
         "title": meta.get("title"),
         "first_author": authors[0] if authors else None,
+        LIST: list(authors),
         "year": meta.get("year"),
         "sources": meta.get("_sources", {}),
         "convert_cpu_s": round(convert_s, 2),
@@ -145,6 +154,9 @@ def load_truth(path: Path) -> list[dict[str, Any]]:
             missing = [k for k in ("set", "file", *FIELDS) if k not in row]
             if missing:
                 raise SystemExit(f"{path.name}:{number}: missing {', '.join(missing)}")
+            names = row.get(LIST)
+            if names is not None and (not names or names[0] != row["first_author"]):
+                raise SystemExit(f"{path.name}:{number}: authors must open with first_author")
             rows.append(row)
     return rows
 
@@ -169,17 +181,24 @@ def tally(
         for t in truth
         if t["set"] == name and t["file"] in read and (held_out is None or batch(t) == held_out)
     ]
+    counts[LIST] = {"right": 0, "noise": 0, "empty": 0}
+    listed = 0
     for want in rows:
         got = read[want["file"]]
         for field in FIELDS:
             counts[field][verdict(field, got.get(field), want[field])] += 1
-    return {"files": len(rows), **counts}
+        if LIST in want and LIST in got:  # an earlier run's JSON may hold no lists
+            listed += 1
+            counts[LIST][verdict(LIST, got[LIST], want[LIST])] += 1
+    return {"files": len(rows), "listed": listed, **counts}
 
 
 def _line(name: str, label: str, figures: dict[str, Any]) -> str:
     cells = [
         f"{figures[f]['right']}/{figures['files']} noise {figures[f]['noise']}" for f in FIELDS
     ]
+    if figures["listed"]:
+        cells.append(f"{figures[LIST]['right']}/{figures['listed']} noise {figures[LIST]['noise']}")
     return f"{name:<5} {label:<7} " + "  ".join(f"{c:<20}" for c in cells)
 
 
@@ -215,7 +234,7 @@ def main() -> None:
     wall_s, cpu_s = time.perf_counter() - wall, time.process_time()
     print(f"{len(read)} files, wall {wall_s:.1f} s, CPU {cpu_s:.1f} s")
     before = json.loads(args.before.read_text()) if args.before else None
-    print(f"{'set':<5} {'run':<7} " + "  ".join(f"{f:<20}" for f in FIELDS))
+    print(f"{'set':<5} {'run':<7} " + "  ".join(f"{f:<20}" for f in (*FIELDS, LIST)))
     for name in SETS:
         if not any(t["set"] == name for t in truth):
             continue
@@ -233,7 +252,8 @@ def main() -> None:
     print("\nfiles with a field not right (found | truth):")
     for want in truth:
         got = read[want["file"]]
-        wrong = [f for f in FIELDS if verdict(f, got.get(f), want[f]) != "right"]
+        fields = [*FIELDS, LIST] if LIST in want and LIST in got else list(FIELDS)
+        wrong = [f for f in fields if verdict(f, got.get(f), want[f]) != "right"]
         if wrong:
             print(f"  {want['file']}" + (f"  [{got['error']}]" if "error" in got else ""))
             for field in wrong:

@@ -14,7 +14,9 @@ fields still empty:
    heads or a running head, which page one's layout tells apart: :mod:`.title_layout`), an
    author line, and a byline such as ``Ana Ortiz, Liam Chen. Journal of Galactic Studies,
    2021.`` (authors, journal, year); the year page one states, checked against the arXiv
-   id, else the year the title names (:mod:`.page_years`).
+   id, else the year the title names (:mod:`.page_years`). Where still no title: the
+   topmost heading in the top 30% of page one, on a scanned page only clean words
+   (:mod:`.top_heading`).
 5. A regular expression over the first 3,000 characters (DOI, keywords, authors, URLs).
 
 A title that is no title (a file id, a placeholder, a disclaimer) and a first author that
@@ -53,7 +55,11 @@ from klea_utils.stores._ingest.biblio.info_trust import (
 from klea_utils.stores._ingest.biblio.name_parsing import split_people
 from klea_utils.stores._ingest.biblio.page_years import page_year, title_year
 from klea_utils.stores._ingest.biblio.title_layout import refused_title_line
-from klea_utils.stores._ingest.biblio.title_text import close_letter_spacing
+from klea_utils.stores._ingest.biblio.title_text import (
+    close_letter_spacing,
+    without_document_number,
+)
+from klea_utils.stores._ingest.biblio.top_heading import has_text_layer, top_heading
 from klea_utils.stores._ingest.biblio.under_title import authors_under_title
 
 __all__ = ["BIBLIO_FIELDS", "COMPLETE_FIELDS", "MAX_URLS", "extract_metadata"]
@@ -84,6 +90,7 @@ class _Fields:
             return
         if field == "title" and isinstance(value, str):
             value = close_letter_spacing(value)  # a form's head spaced out: "A N E X O"
+            value = without_document_number(value)  # "MANUAL TRANSMITTAL 2.3.59"
         if field == "authors" and not source.startswith("doi") and is_noise_author(value[0]):
             return  # an office, a code or column heads read as the first name: leave it empty
         self.values[field] = value
@@ -409,8 +416,8 @@ def extract_metadata(
     head = full_text[: rx.HEAD_CHARS]
     info = _pdf_info(file_path) if suffix == ".pdf" else {}
     # the text layer of page one as printed (running heads and arXiv stamps included)
-    printed = (_pdf_page_one(file_path) if items else full_text) if suffix == ".pdf" else page_one
-    printed = printed if printed.strip() else page_one
+    layer = (_pdf_page_one(file_path) if items else full_text) if suffix == ".pdf" else ""
+    printed = layer if layer.strip() else page_one
 
     doi = rx.find_doi(" ".join(info.get(k, "") for k in ("Subject", "Keywords")))
     doi = doi or next((rx.strip_doi(u) for _, _, _, u in items if u and rx.find_doi(u)), None)
@@ -442,6 +449,10 @@ def extract_metadata(
         top_title, top_authors = None, []  # table heads or a running head, and what follows
     fields.offer("title", None if is_noise_title(top_title or "") else top_title, "page_one")
     fields.offer("authors", top_authors, "page_one")
+    if "title" not in fields.values and suffix == ".pdf":
+        heading = top_heading(document, scanned=not has_text_layer(layer))
+        if heading and refused_title_line(file_path, heading, head_lines) is None:
+            fields.offer("title", None if is_noise_title(heading) else heading, "top_heading")
     title = fields.values.get("title")
     if isinstance(title, str) and suffix == ".pdf":
         fields.offer("authors", authors_under_title(printed, title), "page_lines")

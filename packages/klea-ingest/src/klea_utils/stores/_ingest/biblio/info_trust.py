@@ -55,7 +55,7 @@ _ORGANISATION_WORDS = frozenset(_ORGANISATION_TEXT.split())
 _PHRASE_TEXT = """the this that these those our your of for with inside issue report guide
 guidelines manual handbook summary overview version draft edition chapter proceedings thesis
 dissertation presentation workshop conference assessment statement specification appendix
-annex tutorial newsletter bulletin brochure"""
+annex tutorial newsletter bulletin brochure recommendation recommendations standard"""
 _PHRASE_WORDS = frozenset(_PHRASE_TEXT.split())
 """Words of a phrase or of a kind of document, never of a name (``INSIDE THIS ISSUE``,
 ``Technical Report``, ``User Guide`` under a title)."""

@@ -1,7 +1,8 @@
 """Kinds of lines at the top of page one that are never a title.
 
-Running-header boilerplate (:func:`is_banner`), a usual section heading, a field label and
-a line of a table of contents; :func:`never_title` asks all of them at once.
+Running-header boilerplate (:func:`is_banner`), a usual section heading, a field label, a
+line of a table of contents and a print header with its page count; :func:`never_title`
+asks all of them at once.
 """
 
 from __future__ import annotations
@@ -47,6 +48,13 @@ def is_label_line(line: str) -> bool:
     return bool(_LABEL_RE.match(line.lstrip("#").strip()))
 
 
+_PRINT_HEADER_RE = re.compile(
+    r"\b(?:page|seite|p\u00e1gina|pagina|p\u00e1g\.?|pag\.?|blatt)\s*\d+\s*"
+    r"(?:of|sur|von|de|di|/)\s*\d+\b",
+    re.IGNORECASE,
+)
+"""A browser's or a printer's header or foot (``Fichier : Document 1 sans titre Page 1 sur
+1``, ``Page 3 of 12``): the printout's file name and page count, never its title."""
 _DOT_LEADER_RE = re.compile(r"(?:\.\s?){4,}|\u2026")
 # A notice behind a line number (a printed source listing: "2 Copyright 2018 The Authors").
 _NUMBERED_NOTICE_RE = re.compile(r"^\d{1,5}\s+(?:copyright\b|\u00a9|\(c\)\s|licensed\b)", re.I)
@@ -56,16 +64,31 @@ def never_title(line: str) -> bool:
     """Whether ``line`` can never be a title.
 
     Boilerplate (:func:`is_banner`), a section heading, a field label, a line of a
-    table of contents (a dot leader: ``MAIN GAME ........ 6``), or a copyright or licence
-    notice behind a line number.
+    table of contents (a dot leader: ``MAIN GAME ........ 6``), a copyright or licence
+    notice behind a line number, or a print header naming the page count (``Page 1 of 3``).
     """
     return (
         is_banner(line)
+        or bool(_PRINT_HEADER_RE.search(line))
         or bool(_NUMBERED_NOTICE_RE.match(line.lstrip("#").strip()))
         or is_section_heading(line)
         or is_label_line(line)
         or bool(_DOT_LEADER_RE.search(line))
     )
+
+
+_DESIGNATION_RE = re.compile(
+    r"^[A-Z]{2,6}(?:-[A-Z]{1,3})?(?:\s+[A-Z]{2,6})?\s+"
+    r"(?:[A-Z]{1,2}\.?\s?\d+(?:[.:\-]\d+)*|\d+(?:[.:]\d+)+)$"
+)
+"""A standard's designation: an issuing body's acronym and a number with a letter or a
+separator in it (``CCITT T.81``, ``ISO 9001:2015``, ``ITU-T H.264``, ``IEEE 802.11``)."""
+
+
+def is_designation(line: str) -> bool:
+    """Whether ``line`` is only a standard's designation, the banner a standards body sets
+    largest over the document's title (``CCITT T.81`` over ``INFORMATION TECHNOLOGY ...``)."""
+    return bool(_DESIGNATION_RE.match(" ".join(line.split())))
 
 
 def is_banner(line: str) -> bool:

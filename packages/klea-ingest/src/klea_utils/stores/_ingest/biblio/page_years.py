@@ -6,7 +6,10 @@ Page one states its year in a few places a reader trusts, in this order:
    ``Volume 2010, Article ID``), a copyright line, an edition statement near the top or
    the foot (``（2020 年版）``, ``2019 Edition``);
 2. a date on its own near the top or at the foot of the page (``November 1, 2000``,
-   ``July 2006``, ``20 décembre 2022``, ``Date : 20-10-2009``, ``KDD '22, August 14-18, 2022``);
+   ``July 2006``, ``20 décembre 2022``, ``Date : 20-10-2009``, ``KDD '22, August 14-18, 2022``,
+   a standard's issue date ``(09/92)``), never one on a line saying an earlier document is
+   superseded or replaced (``IRM 2.3.59, dated December 20, 2021, is superseded.``), nor
+   one after a standard the line cites (``nach DIN 2470, Blatt 2; Ausgabe Sept. 1967``);
 3. ``accepted``, ``received``, ``submitted``;
    then a year printed alone on a line at the top or foot (a cover's ``2010``), when it is
    the only one;
@@ -64,6 +67,9 @@ _EDITION_RE = re.compile(
 )
 """An edition statement: ``（2020 年版）`` (the 2020 edition), ``2019 Edition``, ``Edition
 2021``: the year of the edition printed."""
+_ISSUE_DATE_RE = re.compile(r"(?<![\w/])\((0[1-9]|1[0-2])/(\d{2})\)(?![\w/])")
+"""A standard's issue date beside its designation, month and two-digit year in brackets
+(ITU's ``(09/92)``: September 1992)."""
 _LATER_RE = re.compile(
     rf"\b(?:accepted|received|submitted)\b[^\n]{{0,30}}?\b{_YEAR}\b", re.IGNORECASE
 )
@@ -128,10 +134,7 @@ the day the page was typeset, not the year of what it prints."""
 
 
 def _prose_line(text: str, at: int) -> bool:
-    start = text.rfind("\n", 0, at) + 1
-    end = text.find("\n", at)
-    line = text[start : end if end >= 0 else len(text)]
-    return len(_PROSE_WORD_RE.findall(line)) >= _PROSE_WORDS
+    return len(_PROSE_WORD_RE.findall(_line_at(text, at))) >= _PROSE_WORDS
 
 
 def _journal_year(text: str) -> int | None:
@@ -144,9 +147,34 @@ def _journal_year(text: str) -> int | None:
     return None
 
 
+_SUPERSEDED_RE = re.compile(
+    r"\b(?:supersed(?:es|ed|ing)|replac(?:es|ed|ing)|rescind(?:s|ed)|obsolete[sd]?|"
+    r"annul(?:s|e|é|ée)|remplac(?:e|é|ée)|ersetzt)\b",
+    re.IGNORECASE,
+)
+"""A line that says an earlier document is superseded (``IRM 2.3.59, dated December 20,
+2021, is superseded.``): its date is that earlier document's, not this one's."""
+
+
+_CITED_STANDARD_RE = re.compile(r"\b(?:DIN|ISO|EN|ANSI|ASTM|IEC|BS|NF|UNI|DVGW)\s?\d{3,}")
+"""A standard cited on the line before a date (``nach DIN 2470, Blatt 2; Ausgabe Sept.
+1967``): the date is that standard's edition, not the document's."""
+
+
+def _line_at(text: str, at: int) -> str:
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return text[start : end if end >= 0 else len(text)]
+
+
 def _first(pattern: re.Pattern[str], text: str) -> int | None:
     for match in pattern.finditer(text):
         if _RULE_CITATION_RE.search(text[max(0, match.start() - 20) : match.start()]):
+            continue
+        line = _line_at(text, match.start())
+        if _SUPERSEDED_RE.search(line):
+            continue
+        if pattern is _DATE_RE and _CITED_STANDARD_RE.search(line[: line.find(match.group(0))]):
             continue
         year = int(next(g for g in match.groups() if g))
         if _plausible(year):
@@ -171,11 +199,24 @@ def _page_year(text: str) -> int | None:
         or _first(_COPYRIGHT_RE, text)
         or _first(_EDITION_RE, edges)
         or _first(_DATE_RE, edges)
+        or _issue_date(edges)
         or _first(_LABELLED_DATE_RE, text)
         or _first(_LATER_RE, text)
         or _lone_year(edges)
     )
     return found
+
+
+def _issue_date(edges: str) -> int | None:
+    """The year of the first ``(MM/YY)`` issue date at the top or foot of the page (a two-
+    digit year past the current one is of the last century)."""
+    match = _ISSUE_DATE_RE.search(edges)
+    if match is None:
+        return None
+    two = int(match.group(2))
+    this_year = datetime.date.today().year
+    year = 2000 + two if 2000 + two <= this_year else 1900 + two
+    return year if _plausible(year) else None
 
 
 def _lone_year(edges: str) -> int | None:

@@ -62,7 +62,7 @@ DEFAULT_MAX_TOKENS = 450
 DEFAULT_OVERLAP_SENTENCES = 0
 """Sentences repeated from the end of a cut text at the start of its next piece."""
 
-CHUNKING_VERSION = 11
+CHUNKING_VERSION = 12
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
 table cut into pieces repeats its caption and header row in each; 4: PDF chunks carry
 ``regions``, their boxes on the page, and ``page_label``; every chunk carries its
@@ -95,7 +95,16 @@ lines right under a one-word title, set above the body size, finish it (``Russia
 change; cached files read their metadata again: a title must read as words, letter-spaced
 heads are closed up, ``Prepared by`` names, a lone cover year; no blank is put between a
 digit and the point or comma after it unless it is as wide as between two numbers,
-``1.3`` no longer ``1 .3``)."""
+``1.3`` no longer ``1 .3``; 12: a standard's designation (``CCITT T.81``) is no title, and
+on a cover that prints one the title may start in the lower half; a smaller kicker line
+ending on a linking word right above the title opens it (``UPDATED RECOMMENDATIONS ON``),
+a title line ending on a year closes the title block (``... 2014`` over a sheet's
+head), so the title opening every chunk's heading path can change; cached files read their
+metadata again: OCR specks of two words and unpaired brackets, a paragraph's line in Han
+or kana and a print header (``Page 1 sur 1``) are no title, a trailing ``2.3.59`` is no
+part of one, a standard's ``(09/92)`` is its year and a superseded document's date is
+not; where no source gives a title, the topmost heading in the top 30% of page one is
+the title, on a scanned page only when it is clean words)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""

@@ -6,8 +6,10 @@ page provenance, so chunks know their pages:
 
 1. page furniture (running heads and feet, page numbers, rotated margin stamps) is removed
    (:mod:`klea_utils.stores._ingest.pdf.page_furniture`);
-2. the title is the largest text on page one that is not a banner or stamp, joined across
-   its lines;
+2. the title is the largest text on page one that is not a banner, stamp or a standard's
+   designation (``CCITT T.81``), joined across its lines up to one that ends on a year,
+   with a smaller kicker line right above it that ends on a linking word (``UPDATED
+   RECOMMENDATIONS ON``);
 3. headings come from numbering, usual section names, bold or small-caps runs and larger
    type, never from a line that continues a sentence
    (:mod:`klea_utils.stores._ingest.pdf.headings`); a bold run that opens a paragraph
@@ -27,7 +29,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from klea_utils.stores._ingest.biblio.line_kinds import is_banner
+from klea_utils.stores._ingest.biblio.line_kinds import is_banner, is_designation
 from klea_utils.stores._ingest.chunking.table_pieces import CAPTION_LINE
 from klea_utils.stores._ingest.pdf.headings import (
     Context,
@@ -165,19 +167,32 @@ _ARTICLES = frozenset(
     ["the", "a", "an", "le", "la", "les", "el", "los", "der", "die", "das", "il", "lo"]
 )
 """A lone article printed small above a masthead title belongs to it (``The`` / GLIDER EXPRESS)."""
+_ENDS_ON_YEAR = re.compile(r"(?<![\w.,/-])(?:1[5-9]|20)\d\d\s*$")
+"""A line that ends on a year (a lone number of four digits), which closes a title block."""
 _RUN_ON_RATIO = 0.75
 """A title line this many times the largest size or more goes on the title block (OCR and
 designers set a title's second line a little smaller: ``32 Track MIDI Sequence Recorder``)."""
 
 
+_TITLE_BAND = 0.5
+"""The title starts in this top share of page one."""
+_COVER_BAND = 0.75
+"""... or in this share, on a cover whose top half holds a standard's designation (a
+standards body sets its title in the lower half, under the designation and the series)."""
+
+
 def _title_lines(page: PageLines, body: float) -> list[Line]:
+    top_half = [ln for ln in page.lines[:40] if ln.top < page.height * _TITLE_BAND]
+    cover = any(is_designation(ln.text) for ln in top_half)
+    band = _COVER_BAND if cover else _TITLE_BAND
     candidates = [
         ln
         for ln in page.lines[:40]
-        if ln.top < page.height * 0.5
+        if ln.top < page.height * band
         and looks_like_words(ln.text)
         and not is_banner(ln.text)
         and not is_stamp(ln.text)
+        and not is_designation(ln.text)
         and ln.size >= TITLE_MIN_RATIO * body
     ]
     if not candidates:
@@ -202,13 +217,68 @@ def _title_lines(page: PageLines, body: float) -> list[Line]:
     if len(block) == 1 and len(block[0].text.split()) == 1:
         block += _subtitle_lines(page, first, body)
     before = page.lines[first - 1] if first > 0 else None
-    if (
-        before is not None
-        and before.text.strip().casefold() in _ARTICLES
-        and 0 <= block[0].top - before.bottom < 2.0 * before.size
+    if before is not None and (
+        (
+            before.text.strip().casefold() in _ARTICLES
+            and 0 <= block[0].top - before.bottom < 2.0 * before.size
+        )
+        or _kicker(before, block[0], body)
     ):
         block.insert(0, before)
     return block
+
+
+_KICKER_ENDS = _ARTICLES | frozenset(
+    [
+        "on",
+        "of",
+        "for",
+        "to",
+        "in",
+        "and",
+        "with",
+        "from",
+        "about",
+        "de",
+        "des",
+        "du",
+        "sur",
+        "pour",
+        "et",
+        "von",
+        "zur",
+        "zum",
+        "für",
+        "über",
+        "und",
+        "del",
+        "della",
+        "di",
+        "per",
+        "sobre",
+        "y",
+        "e",
+    ]
+)
+"""Words a kicker line ends on: it runs on into the title under it (``UPDATED
+RECOMMENDATIONS ON`` / ``TREATMENT OF ADOLESCENTS AND ...``)."""
+
+
+def _kicker(line: Line, title: Line, body: float) -> bool:
+    """Whether ``line``, printed right above the title's first line, opens the title: set
+    smaller than the title but larger than the body text, starting at the title's left
+    edge, within :data:`_SMALLER_GAP_EM` of the title's size above it, and ending on a
+    linking word (a phrase the title finishes)."""
+    words = line.text.split()
+    return (
+        len(words) >= 2
+        and words[-1].casefold() in _KICKER_ENDS
+        and TITLE_MIN_RATIO * body <= line.size < title.size - 0.5
+        and 0 <= title.top - line.bottom < _SMALLER_GAP_EM * title.size
+        and abs(line.x0 - title.x0) < 0.5 * line.size
+        and looks_like_words(line.text)
+        and not is_banner(line.text)
+    )
 
 
 _SUBTITLE_LINES = 3
@@ -257,7 +327,11 @@ def _beside(first: Line, line: Line) -> bool:
 def _runs_on(last: Line, line: Line, biggest: float, body: float) -> bool:
     """Whether ``line`` goes on the title block that ends with ``last``: right below it and
     of the title's size, a little smaller (a second line set smaller), or starting in lower
-    case after a line that ends no sentence (a title broken mid-phrase)."""
+    case after a line that ends no sentence (a title broken mid-phrase). A line ending on
+    a year closes the block unless the next one starts in lower case: a banner's title
+    names its edition last (``الانتخابات التشريعية 2014`` over the sheet's own head)."""
+    if _ENDS_ON_YEAR.search(last.text) and not line.text.lstrip()[:1].islower():
+        return False
     gap = line.top - last.bottom
     if abs(line.size - biggest) < 0.5:
         return gap < 1.2 * biggest
