@@ -15,7 +15,7 @@ from klea_utils.stores._ingest.chunking.text_segments import segment_text
 from klea_utils.stores._ingest.chunking.token_counter import TokenCounter, load_token_counter
 from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
 from klea_utils.stores.packaged_minilm import packaged_minilm_path
-from realpapers import DATA, minilm_chunker, needs_data, wild_page
+from realpapers import DATA, minilm_chunker, needs_data, needs_wild, wild_page
 
 CAPTION = "Table 4: Harvested yield by brand, 2012 trial."
 HEADER = "Brand | Product | Yield Bu/A | Moisture %"
@@ -214,3 +214,13 @@ def test_every_piece_of_a_real_cut_table_carries_its_stacked_column_heads(
     assert len(cmath) == 1  # every row once
     # the heads left the paragraph above the table
     assert not any(heads.replace(" | ", " ") in d.page_content for d in docs)
+
+
+@needs_wild
+def test_a_numbered_heading_right_above_table_rows_stays_a_heading(tmp_path: Path) -> None:
+    # IRM 2.3.59's contents page: "2.3.59.1  Program Scope and Objectives" over entries
+    # whose gaps read as cells; two tight cells make no row of column heads
+    page = wild_page("unstructured__pdf2image-memory-error-test-400p.pdf", 2, tmp_path)
+    document, _ = convert_pdf_offline(page, do_ocr=False)
+    headings = [i.text for i, _ in document.iterate_items() if i.label.value == "section_header"]
+    assert "2.3.59.1 Program Scope and Objectives" in headings

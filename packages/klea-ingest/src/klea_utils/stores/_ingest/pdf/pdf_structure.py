@@ -61,6 +61,8 @@ _SENTENCE_END = re.compile(f"[{re.escape(SENTENCE_END_CHARS)}]$")
 _LEADER_CELL = re.compile(r"^[.\u2026\u00b7\s]+$")
 _CAPTION = CAPTION_LINE  # one rule for a caption, here and where a table is cut
 _STACKED_OVERLAP = 0.5
+_HEAD_CELLS = 3
+"""A line that could be a heading is taken as a table's header only with this many cells."""
 """A header row's box may reach this many body sizes into the row under it (stacked heads)."""
 
 
@@ -561,9 +563,12 @@ def _header_above(paragraph: list[Line], rows: list[Line], body: float) -> Line 
 
 
 def _heads_table(line: Line, following: Line | None, body: float) -> bool:
-    """Whether ``line``, no table row itself, is the header right above the row after it."""
+    """Whether ``line``, no table row itself, is the header right above the row after it:
+    three column heads or more (a numbered heading, ``2.3.59.1  Program Scope``, has two
+    tight cells and stays a heading)."""
     return (
         following is not None
+        and len(line.tight_cells) >= _HEAD_CELLS
         and not _is_table_row(line)
         and _is_table_row(following)
         and _header_above([line], [following], body) is not None
