@@ -224,3 +224,16 @@ def test_a_numbered_heading_right_above_table_rows_stays_a_heading(tmp_path: Pat
     document, _ = convert_pdf_offline(page, do_ocr=False)
     headings = [i.text for i, _ in document.iterate_items() if i.label.value == "section_header"]
     assert "2.3.59.1 Program Scope and Objectives" in headings
+
+
+def test_stacked_heads_lead_every_piece_and_prose_cells_do_not() -> None:
+    heads = "Benchmark | Shots | Model-A | Model-B | Model-C"
+    under = "Base | 7B Base | 70B Base"
+    rows = [f"Task{i} | {i}-shot | {50 + i}.1 | {60 + i}.2 | {70 + i}.3" for i in range(40)]
+    pieces = _pieces("\n".join([CAPTION, heads, under, *rows]), 160)
+    assert len(pieces) > 3
+    assert all(piece.split("\n")[:3] == [CAPTION, heads, under] for piece in pieces)
+    prose = "expired and the rule | return if you were not required | will not apply now"
+    pieces = _pieces("\n".join([heads, prose, *rows]), 90)
+    assert all(prose not in piece.split("\n") for piece in pieces[1:])
+    assert sum(prose in piece.split("\n") for piece in pieces) == 1

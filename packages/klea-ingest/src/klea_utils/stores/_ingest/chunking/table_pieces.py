@@ -41,6 +41,8 @@ _CELL_SEPARATOR = " | "
 _NUMBER_CELL = re.compile(r"^[-+\u2212\u2013\u00b1$\u20ac\u00a3(]*[\d.,]+\s*[%)*\u2020\u2021]*$")
 """A cell that is a figure (``90.7``, ``-3``, ``12%``, ``(4)``, ``$1,200``): data, not a head."""
 _STACKED_HEADS = 2
+_HEAD_WORDS = 4
+"""A column head's cell in a stacked header's later line has at most this many words."""
 """A header may run over at most this many lines after its first (stacked column heads)."""
 _TRIPLET_END = re.compile(r"(?<=\S)\. (?=\S)")
 """Between two ``row, column = value`` triplets (``table_triplets`` joins them so)."""
@@ -105,14 +107,20 @@ def _lead_and_rows(lines: list[str], triplets: bool) -> tuple[list[str], list[st
 
 def _continues_header(header: str, line: str) -> bool:
     """Whether ``line`` is a second line of a stacked header (``DeepSeek-V2 | Qwen2.5``
-    over ``Base | 72B Base``): fewer cells than the header, two or more, none a number.
+    over ``Base | 72B Base``): fewer cells than the header, two or more, none a number,
+    each a few words.
 
     A data row fills the table's columns or holds a figure; a lone label (``Math``) heads
-    a group of rows, not the columns.
+    a group of rows, not the columns; cells of many words are prose (columns of text read
+    as a table), not heads.
     """
     cells = [cell.strip() for cell in line.split(_CELL_SEPARATOR)]
     width = len(header.split(_CELL_SEPARATOR))
-    return 2 <= len(cells) < width and not any(_NUMBER_CELL.match(cell) for cell in cells)
+    return (
+        2 <= len(cells) < width
+        and not any(_NUMBER_CELL.match(cell) for cell in cells)
+        and all(len(cell.split()) <= _HEAD_WORDS for cell in cells)
+    )
 
 
 def _names_columns(line: str) -> bool:
