@@ -147,7 +147,7 @@ def _fitting_lead(lead: list[str], room: int, count: Count) -> tuple[int, int]:
         start = 1
     while too_long():
         end -= 1
-    return start, min(start, end) if end < start else end
+    return start, end
 
 
 def table_segments(text: str, room: int, count: Count, cut: Cut, *, triplets: bool) -> list[str]:
