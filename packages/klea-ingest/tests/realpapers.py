@@ -40,12 +40,14 @@ needs_wild = pytest.mark.skipif(
 )
 
 
-def wild_page(name: str, index: int, folder: Path) -> Path:
-    """Page ``index`` (0-based) of the wild file ``name``, saved alone as a PDF in ``folder``."""
+def wild_page(name: str, index: int, folder: Path, *, data: Path | None = None) -> Path:
+    """Page ``index`` (0-based) of the wild file ``name`` (or of ``data``'s file ``name``),
+    saved alone as a PDF in ``folder``: a small real fixture cut from a long file."""
     import pypdfium2 as pdfium
 
-    assert WILD is not None
-    src = pdfium.PdfDocument(str(WILD / name))
+    origin = data or WILD
+    assert origin is not None
+    src = pdfium.PdfDocument(str(origin / name))
     out = pdfium.PdfDocument.new()
     try:
         out.import_pages(src, [index])

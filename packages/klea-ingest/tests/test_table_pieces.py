@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from functools import cache
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -12,7 +13,9 @@ from klea_utils.stores._ingest.chunking.doc_chunker import StructureChunker
 from klea_utils.stores._ingest.chunking.table_pieces import is_row_table, table_segments
 from klea_utils.stores._ingest.chunking.text_segments import segment_text
 from klea_utils.stores._ingest.chunking.token_counter import TokenCounter, load_token_counter
+from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
 from klea_utils.stores.packaged_minilm import packaged_minilm_path
+from realpapers import DATA, minilm_chunker, needs_data, needs_wild, wild_page
 
 CAPTION = "Table 4: Harvested yield by brand, 2012 trial."
 HEADER = "Brand | Product | Yield Bu/A | Moisture %"
@@ -126,11 +129,15 @@ def test_the_chunker_cuts_a_model_free_table_item_with_its_lead() -> None:
 _cell = st.text(alphabet="abcdefghij0123456789.%", min_size=1, max_size=12)
 
 
-@given(
-    st.lists(st.lists(_cell, min_size=2, max_size=6), min_size=2, max_size=40),
-    st.booleans(),
-    st.integers(min_value=30, max_value=200),
-)
+@st.composite
+def _grids(draw: st.DrawFn) -> list[list[str]]:
+    """Rows of one width (a table's columns): no second row reads as a stacked head."""
+    width = draw(st.integers(min_value=2, max_value=6))
+    row = st.lists(_cell, min_size=width, max_size=width)
+    return draw(st.lists(row, min_size=2, max_size=40))
+
+
+@given(_grids(), st.booleans(), st.integers(min_value=30, max_value=200))
 def test_pieces_fit_keep_every_row_and_repeat_a_short_header(
     grid: list[list[str]], captioned: bool, room: int
 ) -> None:
@@ -179,3 +186,54 @@ def test_a_header_of_years_names_its_columns_with_a_word() -> None:
     rows = [f"R{i} | {i}.1 | {i}.2" for i in range(60)]
     pieces = _pieces("\n".join([CAPTION, header, *rows]), 60)
     assert all(piece.split("\n")[:2] == [CAPTION, header] for piece in pieces)
+
+
+# -- a real table: DeepSeek-V3's Table 3 (p. 25), heads set in two stacked lines ------------
+
+
+@needs_data
+def test_every_piece_of_a_real_cut_table_carries_its_stacked_column_heads(
+    tmp_path: Path,
+) -> None:
+    # "Benchmark (Metric) # Shots DeepSeek-V2 Qwen2.5 LLaMA-3.1 DeepSeek-V3" over
+    # "Base 72B Base 405B Base Base"; the first line's box reaches into the second's, and
+    # the question names a cell by a model ("DeepSeek-V3-Base on CMath"), far down the rows
+    assert DATA is not None
+    page = wild_page("2412.19437_deepseek-v3.pdf", 24, tmp_path, data=DATA)
+    document, _ = convert_pdf_offline(page, do_ocr=False)
+    docs = minilm_chunker().chunk(document, file_name=page.name, file_hash="h")
+    pieces = [d.page_content for d in docs if "| 5-shot |" in d.page_content]
+    assert len(pieces) >= 3  # the table is cut
+    heads = "Benchmark (Metric) | # Shots | DeepSeek-V2 | Qwen2.5 | LLaMA-3.1 | DeepSeek-V3"
+    for piece in pieces:
+        lines = piece.split("\n")
+        assert heads in lines, piece[:300]
+        assert lines[lines.index(heads) + 1] == "Base | 72B Base | 405B Base | Base"
+        assert any(line.startswith("Table 3") for line in lines)
+    cmath = [p for p in pieces if "CMath (EM) | 3-shot | 78.7 | 84.5 | 77.3 | 90.7" in p]
+    assert len(cmath) == 1  # every row once
+    # the heads left the paragraph above the table
+    assert not any(heads.replace(" | ", " ") in d.page_content for d in docs)
+
+
+@needs_wild
+def test_a_numbered_heading_right_above_table_rows_stays_a_heading(tmp_path: Path) -> None:
+    # IRM 2.3.59's contents page: "2.3.59.1  Program Scope and Objectives" over entries
+    # whose gaps read as cells; two tight cells make no row of column heads
+    page = wild_page("unstructured__pdf2image-memory-error-test-400p.pdf", 2, tmp_path)
+    document, _ = convert_pdf_offline(page, do_ocr=False)
+    headings = [i.text for i, _ in document.iterate_items() if i.label.value == "section_header"]
+    assert "2.3.59.1 Program Scope and Objectives" in headings
+
+
+def test_stacked_heads_lead_every_piece_and_prose_cells_do_not() -> None:
+    heads = "Benchmark | Shots | Model-A | Model-B | Model-C"
+    under = "Base | 7B Base | 70B Base"
+    rows = [f"Task{i} | {i}-shot | {50 + i}.1 | {60 + i}.2 | {70 + i}.3" for i in range(40)]
+    pieces = _pieces("\n".join([CAPTION, heads, under, *rows]), 160)
+    assert len(pieces) > 3
+    assert all(piece.split("\n")[:3] == [CAPTION, heads, under] for piece in pieces)
+    prose = "expired and the rule | return if you were not required | will not apply now"
+    pieces = _pieces("\n".join([heads, prose, *rows]), 90)
+    assert all(prose not in piece.split("\n") for piece in pieces[1:])
+    assert sum(prose in piece.split("\n") for piece in pieces) == 1

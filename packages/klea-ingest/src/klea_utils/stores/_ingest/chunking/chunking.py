@@ -104,7 +104,9 @@ metadata again: OCR specks of two words and unpaired brackets, a paragraph's lin
 or kana and a print header (``Page 1 sur 1``) are no title, a trailing ``2.3.59`` is no
 part of one, a standard's ``(09/92)`` is its year and a superseded document's date is
 not; where no source gives a title, the topmost heading in the top 30% of page one is
-the title, on a scanned page only when it is clean words)."""
+the title, on a scanned page only when it is clean words; and a table's column heads set
+in stacked lines, the first touching the row under it, are the table's header, and every
+piece of a cut table repeats all of its header lines, not the first only)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""

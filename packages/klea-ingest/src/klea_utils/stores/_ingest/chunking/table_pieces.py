@@ -11,7 +11,8 @@ Two table forms reach the chunker:
 - the model-free PDF path writes a table as one text item, one row per line with ``|``
   between cells, and the caption on its own line before, among (when the page sets it
   inside the table's frame) or after the rows (a paragraph item is always one line, so
-  several lines mark a table); a caption of several sentences leads with its first;
+  several lines mark a table); a caption of several sentences leads with its first; a
+  header set in stacked lines (model names over ``Base``) leads with all of them;
 - Docling's tables are serialized as the caption, then one line of ``row, column = value``
   triplets, which name their row and column already: the lead is the caption.
 
@@ -37,6 +38,12 @@ CAPTION_LINE = re.compile(
 _DIGIT = re.compile(r"\d")
 
 _CELL_SEPARATOR = " | "
+_NUMBER_CELL = re.compile(r"^[-+\u2212\u2013\u00b1$\u20ac\u00a3(]*[\d.,]+\s*[%)*\u2020\u2021]*$")
+"""A cell that is a figure (``90.7``, ``-3``, ``12%``, ``(4)``, ``$1,200``): data, not a head."""
+_STACKED_HEADS = 2
+_HEAD_WORDS = 4
+"""A column head's cell in a stacked header's later line has at most this many words."""
+"""A header may run over at most this many lines after its first (stacked column heads)."""
 _TRIPLET_END = re.compile(r"(?<=\S)\. (?=\S)")
 """Between two ``row, column = value`` triplets (``table_triplets`` joins them so)."""
 _CAPTION_SEARCH = 3
@@ -91,7 +98,29 @@ def _lead_and_rows(lines: list[str], triplets: bool) -> tuple[list[str], list[st
         else:
             del rows[at]
     header = [rows.pop(0)] if len(rows) > 1 and _names_columns(rows[0]) else []
+    while header and len(header) <= _STACKED_HEADS and len(rows) > 1:
+        if not _continues_header(header[0], rows[0]):
+            break
+        header.append(rows.pop(0))
     return caption + header, rows
+
+
+def _continues_header(header: str, line: str) -> bool:
+    """Whether ``line`` is a second line of a stacked header (``DeepSeek-V2 | Qwen2.5``
+    over ``Base | 72B Base``): fewer cells than the header, two or more, none a number,
+    each a few words.
+
+    A data row fills the table's columns or holds a figure; a lone label (``Math``) heads
+    a group of rows, not the columns; cells of many words are prose (columns of text read
+    as a table), not heads.
+    """
+    cells = [cell.strip() for cell in line.split(_CELL_SEPARATOR)]
+    width = len(header.split(_CELL_SEPARATOR))
+    return (
+        2 <= len(cells) < width
+        and not any(_NUMBER_CELL.match(cell) for cell in cells)
+        and all(len(cell.split()) <= _HEAD_WORDS for cell in cells)
+    )
 
 
 def _names_columns(line: str) -> bool:
@@ -105,11 +134,20 @@ def _names_columns(line: str) -> bool:
     return len(cells) > 1 and any(cell and not _DIGIT.search(cell) for cell in cells)
 
 
-def _fitting_lead(lead: list[str], room: int, count: Count) -> list[str]:
-    """The lead, less its caption and then its header, until it takes a third of the room."""
-    while lead and count("\n".join(lead)) > room // _LEAD_SHARE:
-        lead = lead[1:]
-    return lead
+def _fitting_lead(lead: list[str], room: int, count: Count) -> tuple[int, int]:
+    """Where the lead that fits starts and ends: less its caption, then its header's later
+    lines, then its first, until it takes a third of the room (the caption is the lead's
+    first line where there is one)."""
+    start, end = 0, len(lead)
+
+    def too_long() -> bool:
+        return start < end and count("\n".join(lead[start:end])) > room // _LEAD_SHARE
+
+    if too_long():
+        start = 1
+    while too_long():
+        end -= 1
+    return start, end
 
 
 def table_segments(text: str, room: int, count: Count, cut: Cut, *, triplets: bool) -> list[str]:
@@ -120,8 +158,9 @@ def table_segments(text: str, room: int, count: Count, cut: Cut, *, triplets: bo
     ``count``; every row is in exactly one piece, in order.
     """
     whole_lead, rows = _lead_and_rows(_lines(text), triplets)
-    lead = _fitting_lead(whole_lead, room, count)
-    rows = whole_lead[: len(whole_lead) - len(lead)] + rows  # a lead too long is read once
+    start, end = _fitting_lead(whole_lead, room, count)
+    lead = whole_lead[start:end]
+    rows = whole_lead[:start] + whole_lead[end:] + rows  # a lead too long is read once
     prefix = "\n".join(lead)
     body_room = room - count(prefix + "\n") if prefix else room
     joiner = ". " if triplets else "\n"

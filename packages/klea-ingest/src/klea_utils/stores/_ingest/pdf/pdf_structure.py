@@ -62,6 +62,10 @@ TITLE_MIN_RATIO = 1.2
 _SENTENCE_END = re.compile(f"[{re.escape(SENTENCE_END_CHARS)}]$")
 _LEADER_CELL = re.compile(r"^[.\u2026\u00b7\s]+$")
 _CAPTION = CAPTION_LINE  # one rule for a caption, here and where a table is cut
+_STACKED_OVERLAP = 0.5
+_HEAD_CELLS = 3
+"""A line that could be a heading is taken as a table's header only with this many cells."""
+"""A header row's box may reach this many body sizes into the row under it (stacked heads)."""
 
 
 def join_lines(lines: list[str], hyphens: Hyphenation | None = None) -> str:
@@ -535,6 +539,8 @@ def build_document(name: str, pages: list[PageLines]) -> Any:
                 prev, index = None, end + len(below)
                 continue
         starts = _new_block(prev, line, body) or line.bold or line.size >= 1.15 * body
+        if starts and _heads_table(line, following, body):
+            starts = False  # a table's column heads, not a section's (taken with its rows)
         if starts and following is not None and heading_wraps(line, following, body):
             joined = replace(
                 line,
@@ -612,7 +618,8 @@ def _header_above(paragraph: list[Line], rows: list[Line], body: float) -> Line 
     Column heads are often set closer than the data (``Stage  Pre-Training  Context
     Extension``), so the wide-gap test that finds the rows misses them; the line directly
     above the first row, on its page, with at least as many tight cells as the rows have
-    columns less one, is the header.
+    columns less one, is the header. A head set in two stacked lines (``DeepSeek-V2`` over
+    ``Base``) may touch the line under it: the boxes of tall glyphs overlap by a little.
     """
     if not paragraph:
         return None
@@ -620,13 +627,26 @@ def _header_above(paragraph: list[Line], rows: list[Line], body: float) -> Line 
     columns = max(len(_row_cells(r)) for r in rows)
     if (
         line.page_no != first.page_no
-        or not 0 <= first.top - line.bottom < 1.5 * body
+        or not -_STACKED_OVERLAP * body <= first.top - line.bottom < 1.5 * body
         or len(line.tight_cells) < max(2, columns - 1)
         or _CAPTION.match(line.text)
         or any(_LEADER_CELL.match(cell) for cell in line.tight_cells)
     ):
         return None
     return line
+
+
+def _heads_table(line: Line, following: Line | None, body: float) -> bool:
+    """Whether ``line``, no table row itself, is the header right above the row after it:
+    three column heads or more (a numbered heading, ``2.3.59.1  Program Scope``, has two
+    tight cells and stays a heading)."""
+    return (
+        following is not None
+        and len(line.tight_cells) >= _HEAD_CELLS
+        and not _is_table_row(line)
+        and _is_table_row(following)
+        and _header_above([line], [following], body) is not None
+    )
 
 
 def _row_cells(row: Line) -> list[str]:
