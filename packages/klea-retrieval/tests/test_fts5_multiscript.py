@@ -6,6 +6,7 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from klea_utils.stores._retrieval.bm25_scoring import stemmed_preprocessing_func
 from klea_utils.stores.retrieval._fts5 import Fts5Bm25Index, fts5_query
 from klea_utils.stores.retrieval.fts5_index import write_fts5_chunks
 from langchain_core.documents import Document
@@ -52,6 +53,31 @@ def test_a_question_in_the_chunks_language_finds_it_first(
         assert hits[0][0].id == chunk
     finally:
         index.close()
+
+
+@pytest.mark.parametrize("multiscript", [True, False])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "روش تازه",  # the first word of "تازه‌ای" (a zero-width non-joiner in the chunk)
+        "ارائه می دهد",  # "می‌دهد" typed with a space
+        "ارائه می\u200cدهد",  # typed with the non-joiner, as in the chunk
+    ],
+)
+def test_a_persian_compound_is_two_words_however_it_is_typed(
+    tmp_path: Path, question: str, multiscript: bool
+) -> None:
+    path = tmp_path / "fa.sqlite"
+    write(path, multiscript=multiscript)
+    index = Fts5Bm25Index(path)
+    try:
+        hits = index.search(question, 3)
+        assert hits
+        assert hits[0][0].id == "fa:0"
+    finally:
+        index.close()
+    pickled = stemmed_preprocessing_func(CHUNKS["fa:0"])
+    assert set(stemmed_preprocessing_func(question)) <= set(pickled)
 
 
 def test_an_index_built_without_it_keeps_its_words(tmp_path: Path) -> None:

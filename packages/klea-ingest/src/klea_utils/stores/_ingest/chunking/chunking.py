@@ -62,7 +62,7 @@ DEFAULT_MAX_TOKENS = 450
 DEFAULT_OVERLAP_SENTENCES = 0
 """Sentences repeated from the end of a cut text at the start of its next piece."""
 
-CHUNKING_VERSION = 11
+CHUNKING_VERSION = 12
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
 table cut into pieces repeats its caption and header row in each; 4: PDF chunks carry
 ``regions``, their boxes on the page, and ``page_label``; every chunk carries its
@@ -95,7 +95,9 @@ lines right under a one-word title, set above the body size, finish it (``Russia
 change; cached files read their metadata again: a title must read as words, letter-spaced
 heads are closed up, ``Prepared by`` names, a lone cover year; no blank is put between a
 digit and the point or comma after it unless it is as wide as between two numbers,
-``1.3`` no longer ``1 .3``)."""
+``1.3`` no longer ``1 .3``; 12: a zero-width non-joiner after an Arabic-script letter
+is a space in the chunk's text, no longer removed, so a Persian compound's two words
+(``کتاب\u200cها``) stay two words)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""
