@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CHROMA_HNSW_SPACE",
+    "CHROMA_HNSW_SYNC",
     "check_store_target",
     "drop_collection",
     "instantiate_vector_store",
@@ -23,6 +24,18 @@ __all__ = [
 
 CHROMA_HNSW_SPACE = "cosine"
 """HNSW distance space of Chroma collections created by Klea (scores are cosine similarities)."""
+
+CHROMA_HNSW_SYNC = 100
+"""``batch_size`` and ``sync_threshold`` of Chroma collections created by Klea.
+
+Chroma writes its HNSW index to disk once ``sync_threshold`` records wait in its log
+(default 1,000) and keeps up to ``batch_size`` of them (default 100) in an exact buffer.
+With the defaults, a store can end its build with up to 999 records only in the log;
+every process that opens it inserts those past the buffer into its own copy of the graph
+in parallel, so two processes found different near neighbours for the same question
+(issue 37). With both at 100, what the log holds after a write fits the exact buffer,
+and a store answers the same in every process.
+"""
 
 _CHROMA_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{1,510}[A-Za-z0-9]")
 """Chroma's rule for collection names: 3-512 of ``[A-Za-z0-9._-]``, alphanumeric at both ends."""
@@ -67,7 +80,12 @@ def _chroma(location: str, name: str, embeddings: Embeddings, create: bool) -> A
     existing = {c if isinstance(c, str) else c.name for c in client.list_collections()}
     if name not in existing and not create:
         raise FileNotFoundError(f"Chroma store {str(folder)!r} has no collection {name!r}")
-    configuration: Any = None if name in existing else {"hnsw": {"space": CHROMA_HNSW_SPACE}}
+    hnsw = {
+        "space": CHROMA_HNSW_SPACE,
+        "batch_size": CHROMA_HNSW_SYNC,
+        "sync_threshold": CHROMA_HNSW_SYNC,
+    }
+    configuration: Any = None if name in existing else {"hnsw": hnsw}
     return KleaChroma(
         collection_name=name,
         embedding_function=embeddings,
