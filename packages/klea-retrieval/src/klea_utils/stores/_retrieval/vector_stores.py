@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
 
 __all__ = [
-    "CHROMA_HNSW_SPACE",
     "CHROMA_HNSW_EF_SEARCH",
+    "CHROMA_HNSW_SPACE",
     "CHROMA_HNSW_SYNC",
     "check_store_target",
     "drop_collection",
