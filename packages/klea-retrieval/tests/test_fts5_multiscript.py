@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 import unicodedata
 from pathlib import Path
 
 import pytest
+from klea_utils.stores._retrieval.bm25_scoring import stemmed_preprocessing_func
+from klea_utils.stores._retrieval.query_words import lexical_question
+from klea_utils.stores.config import BM25StoreInfo, PerDomainConfig, RetrieverConfig
 from klea_utils.stores.retrieval._fts5 import Fts5Bm25Index, fts5_query
+from klea_utils.stores.retrieval.bm25 import BM25RetrieverManager
 from klea_utils.stores.retrieval.fts5_index import write_fts5_chunks
 from langchain_core.documents import Document
+from retrieval_support import write_corpus_pickle
 from sci_etl_core.search.query import Or, Term
 
 CHUNKS = {
@@ -52,6 +58,61 @@ def test_a_question_in_the_chunks_language_finds_it_first(
         assert hits[0][0].id == chunk
     finally:
         index.close()
+
+
+@pytest.mark.parametrize("multiscript", [True, False])
+@pytest.mark.parametrize(
+    "question",
+    [
+        "روش تازه",  # the first word of "تازه‌ای" (a zero-width non-joiner in the chunk)
+        "ارائه می دهد",  # "می‌دهد" typed with a space
+        "ارائه می\u200cدهد",  # typed with the non-joiner, as in the chunk
+    ],
+)
+def test_a_persian_compound_is_two_words_however_it_is_typed(
+    tmp_path: Path, question: str, multiscript: bool
+) -> None:
+    path = tmp_path / "fa.sqlite"
+    write(path, multiscript=multiscript)
+    index = Fts5Bm25Index(path)
+    try:
+        hits = index.search(question, 3)
+        assert hits
+        assert hits[0][0].id == "fa:0"
+    finally:
+        index.close()
+    pickled = stemmed_preprocessing_func(CHUNKS["fa:0"])
+    assert set(stemmed_preprocessing_func(question)) <= set(pickled)
+
+
+OLD_PERSIAN = "این پژوهش روش تازهای برای یادگیری ماشین در پزشکی ارائه میدهد."
+"""``CHUNKS["fa:0"]`` as chunking rules 11 stored it: each non-joiner removed, its parts
+joined (also how a text typed without it reads)."""
+
+
+@pytest.mark.parametrize("kind", ["fts5", "pickle"])
+def test_a_store_holding_a_compound_joined_is_found_by_it_typed_with_the_non_joiner(
+    tmp_path: Path, kind: str
+) -> None:
+    docs = [
+        Document(id="fa:0", page_content=OLD_PERSIAN),
+        Document(id="en:0", page_content=CHUNKS["en:0"]),
+    ]
+    if kind == "fts5":
+        assert write_fts5_chunks(tmp_path / "o.sqlite", [(d.id or "", d) for d in docs]) == 2
+        path = f"fts5:{tmp_path / 'o.sqlite'}"
+    else:
+        path = str(write_corpus_pickle(tmp_path / "o.pkl", docs))
+    store = BM25StoreInfo(name="old", path=path)
+    bm25 = BM25RetrieverManager(
+        RetrieverConfig(domains={"fa": PerDomainConfig(bm25_stores=[store])}),
+        logging.getLogger("test-fa"),
+        default_k=2,
+    )
+    hits = bm25.retrieve("fa", "می\u200cدهد")  # one compound: its parts alone match nothing
+    assert [d.id for d, _ in hits] == ["fa:0"]
+    assert lexical_question("کتاب\u200cها و می\u200cدهد") == "کتاب ها و می دهد کتابها میدهد"
+    assert lexical_question("روش تازه") == "روش تازه"
 
 
 def test_an_index_built_without_it_keeps_its_words(tmp_path: Path) -> None:

@@ -12,7 +12,13 @@ import logging
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._retrieval.fusion import VOTES, document_key, reads_many_languages, votes_for
+from klea_utils.stores._retrieval.fusion import (
+    VOTES,
+    document_key,
+    reads_many_languages,
+    votes_for,
+    with_top_k_votes,
+)
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.pipeline import KleaPipeline
 from klea_utils.stores.retrieve_cli import VOTES as CLI_VOTES
@@ -209,3 +215,57 @@ def test_legs_of_one_list_are_plain_rrf_and_order_is_fused_rrf(vectors, lexical,
     if len(vectors) <= 1 and len(lexical) <= 1:
         plain = rrf_merge([*vector_sets, *lexical_sets], num_refs_max=cap)
         assert [(document_key(d), s) for d, s in got] == [(document_key(d), s) for d, s in plain]
+
+
+def test_one_vote_per_leg_counts_each_lists_top_k_twice(tmp_path):
+    """The vector leg's first hit, in no lexical list, against passages every list ranks
+    lower in the deep focus pool: RRF over the pool ranks the agreements first. With one
+    vote per leg (a multilingual embedder) each list's own top ``k`` counts again, and
+    the vector leg's first place is kept."""
+    poem, low = doc("poem.pdf"), doc("everywhere.pdf")
+    fillers = [doc(f"lexical-{i}.pdf") for i in range(4)]
+    vector = ("vector store", [(poem, 0.3), (low, 0.2), *((d, 0.1) for d in fillers)])
+    lexical = [(d, 9.0 - i) for i, d in enumerate([*fillers, low])]
+    sets = [vector, ("BM25: bm25.pkl", lexical), ("BM25: fts5.sqlite", lexical)]
+
+    def kept(embedding_model: str) -> list[str]:
+        library = RetrieverConfig.model_validate(
+            {
+                "domains": {
+                    "papers": {
+                        "bm25_stores": [{"name": "b", "path": str(tmp_path / "b.pkl")}],
+                        "embedding_model": embedding_model,
+                    }
+                }
+            }
+        )
+        pipeline = KleaPipeline(library, k=1)  # nothing is loaded: the lists are given
+        try:
+            fused = pipeline._fuse("the poem", sets, [1, 1, 1], "papers")
+        finally:
+            pipeline.close()
+        return [d.metadata["file_name"] for d, _ in fused]
+
+    assert kept("use:multilingual-v3") == ["lexical-0.pdf", "poem.pdf"]
+    # a vote per store (MiniLM): the deep pool's order, as before
+    assert kept("huggingface:all-MiniLM-L6-v2") == ["lexical-0.pdf", "lexical-1.pdf"]
+
+
+named = st.lists(st.sampled_from("abcdefgh"), max_size=8, unique=True)
+scores = st.lists(st.floats(0.0, 1.0), min_size=8, max_size=8)
+
+
+@given(named, named, scores, scores)
+def test_top_k_scores_are_added_to_the_pools(pool_names, top_names, pool_scores, top_scores):
+    pool = [(doc(n), s) for n, s in zip(pool_names, pool_scores, strict=False)]
+    top_k = [(doc(n), s) for n, s in zip(top_names, top_scores, strict=False)]
+    summed = with_top_k_votes(pool, top_k)
+    extra = dict(zip(top_names, top_scores, strict=False))
+    expected = {n: s + extra.get(n, 0.0) for n, s in zip(pool_names, pool_scores, strict=False)}
+    assert {d.metadata["file_name"]: s for d, s in summed} == expected
+    assert len(summed) == len(pool)
+    assert [s for _, s in summed] == sorted(expected.values(), reverse=True)
+    if not top_k:  # nothing to add: the pool as it was, in its order (ties included)
+        assert [d.metadata["file_name"] for d, _ in summed] == [
+            n for n, _ in sorted(zip(pool_names, pool_scores, strict=False), key=lambda p: -p[1])
+        ]

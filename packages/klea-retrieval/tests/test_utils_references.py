@@ -71,6 +71,22 @@ def test_normalize_text_strips_format_characters_so_words_stay_whole() -> None:
     assert normalize_text("a\u2014b\u2013c") == "a\u2014b\u2013c"
 
 
+def test_a_persian_zero_width_non_joiner_is_a_word_break() -> None:
+    """Issue 37: in Persian U+200C ends a compound's first word without a visible space;
+    Lucene's Persian analysis and FTS5's unicode61 split there. Elsewhere (Devanagari) it
+    sits inside a word and goes with the other format characters."""
+    assert (
+        normalize_text("\u06a9\u062a\u0627\u0628\u200c\u0647\u0627")
+        == "\u06a9\u062a\u0627\u0628 \u0647\u0627"
+    )
+    assert (
+        normalize_text("\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645")
+        == "\u0645\u06cc \u062e\u0648\u0627\u0647\u0645"
+    )
+    assert normalize_text("\u0915\u094d\u200c\u0937") == "\u0915\u094d\u0937"
+    assert normalize_text("a\u200cb") == "ab"
+
+
 def test_every_format_character_is_stripped() -> None:
     import sys
     import unicodedata

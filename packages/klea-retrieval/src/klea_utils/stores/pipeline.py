@@ -50,7 +50,13 @@ from klea_utils.stores._retrieval.context import (
     widen_hits,
 )
 from klea_utils.stores._retrieval.embedding_defaults import DEFAULT_EMBEDDING_MODEL
-from klea_utils.stores._retrieval.fusion import VOTES, document_key, rrf_merge_legs, votes_for
+from klea_utils.stores._retrieval.fusion import (
+    VOTES,
+    document_key,
+    rrf_merge_legs,
+    votes_for,
+    with_top_k_votes,
+)
 from klea_utils.stores._retrieval.passage_focus import FocusParams, focus_rerank
 from klea_utils.stores._retrieval.pool_similarity import pool_similarities
 from klea_utils.stores._retrieval.reference_lists import settle_reference_lists
@@ -363,16 +369,25 @@ class KleaPipeline:
         """Fuse the stores' lists; with focus, re-score the pool and keep as many as the
         stores' own top ``k`` (``depths``, one per list) would have given.
 
+        With one vote per leg (:meth:`_votes`) each list's own top ``k`` counts a second
+        time (:func:`~klea_utils.stores._retrieval.fusion.with_top_k_votes`): a
+        multilingual vector leg's first place, often the only list that finds a paper in
+        another language than the question, is then not outvoted by passages that the
+        deep pool's lists each rank low.
+
         The focus blends in the pooled passages' stored-vector cosine to the question
         when a vector store of ``domain`` answered (see :meth:`_pool_similarities`);
         reference-list chunks then step back unless the question asks for a reference
         list (:mod:`~klea_utils.stores._retrieval.reference_lists`)."""
         if self.focus is None:
             return self._merge(sets, domain)
-        shallow = {
-            document_key(d) for (_, hits), n in zip(sets, depths, strict=True) for d, _ in hits[:n]
-        }
+        top_k = [(label, hits[:n]) for (label, hits), n in zip(sets, depths, strict=True)]
+        shallow = {document_key(d) for _, hits in top_k for d, _ in hits}
         merged = self._merge(sets, domain)
+        if self._votes(domain) == "legs":
+            # One vote per leg: the vector leg's first places, which a deep pool dilutes,
+            # count a second time (issue 37).
+            merged = with_top_k_votes(merged, self._merge(top_k, domain))
         similarities = None
         # Only when the vector leg answered: its question vector is then in the memo (a
         # leg that failed or timed out must not be waited for here).
@@ -389,10 +404,7 @@ class KleaPipeline:
     ) -> list[tuple[Document, float]]:
         """RRF of the stores' lists: one vote per leg, or per store (``votes``, ``auto``
         resolved for ``domain``'s embedder)."""
-        configured = (
-            self.config.domains[domain].embedding_model if domain in self.config.domains else None
-        )
-        if votes_for(self.votes, configured or self._embedder_spec) == "stores":
+        if self._votes(domain) == "stores":
             return rrf_merge(sets)
         names = (self.vector.source_label, self.bm25.source_label)
         legs = [
@@ -405,6 +417,14 @@ class KleaPipeline:
             if not any(_of_leg(label, leg) for leg in names)
         ]
         return rrf_merge_legs(legs)
+
+    def _votes(self, domain: str | None) -> str:
+        """``legs`` or ``stores``: :attr:`votes` with ``auto`` resolved for ``domain``'s
+        embedder (its configured ``embedding_model``, else the pipeline's)."""
+        configured = (
+            self.config.domains[domain].embedding_model if domain in self.config.domains else None
+        )
+        return votes_for(self.votes, configured or self._embedder_spec)
 
     def _pool_similarities(
         self, domain: str, query: str, docs: list[Document]

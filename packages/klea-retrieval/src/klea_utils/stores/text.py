@@ -42,15 +42,29 @@ the variation selectors. A test checks the ranges against the running ``unicoded
 
 _INVISIBLE = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in INVISIBLE_RANGES) + "]")
 
+_PERSIAN_WORD_BREAK = re.compile(
+    "(?<=[\u0620-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufefc])\u200c"
+)
+"""A zero-width non-joiner after an Arabic-script letter (or its mark): in Persian it ends
+the first word of a compound (``کتاب\u200cها``, ``می\u200cخواهم``) without a visible
+space, and Lucene's Persian analysis reads it as a space. In other scripts (Devanagari,
+Bengali, Malayalam) it sits inside a word and is removed with the other format
+characters."""
+
 
 def normalize_text(text: str) -> str:
     """Normalise free text for consistent indexing and retrieval.
 
     Characters that draw nothing are removed: soft hyphens, zero-width spaces and joiners,
     direction marks (U+200E, U+200F) and the other format characters (Unicode category
-    ``Cf``), and variation selectors (U+FE0F), so no word is split at one. Then NFKC
+    ``Cf``), and variation selectors (U+FE0F), so no word is split at one. The one
+    exception is the zero-width non-joiner (U+200C) after an Arabic-script letter, which
+    becomes a space: in Persian it separates the parts of a compound (``کتاب\u200cها``
+    -> ``کتاب ها``, as Lucene's Persian analysis and SQLite FTS5's ``unicode61`` split
+    it). Then NFKC
     compatibility composition folds ligatures (``\\ufb01`` -> ``fi``), full-width forms,
     superscripts, no-break and typographic spaces, and the non-breaking hyphen. Em and en
     dashes are kept unchanged.
     """
+    text = _PERSIAN_WORD_BREAK.sub(" ", text)
     return unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))

@@ -18,7 +18,9 @@ Latin, Greek or Cyrillic) text gives exactly the tokens it gives today:
   tatweel and harakat are dropped; the definite article (``ال``, with a joined ``و``,
   ``ب``, ``ك`` or ``ف``; ``لل``) is cut, so ``المدرسة`` and ``مدرسة`` are one word;
   Arabic-Indic and Persian digits become ASCII digits;
-  presentation forms (lam-alef ligatures) are decomposed by NFKC.
+  presentation forms (lam-alef ligatures) are decomposed by NFKC. A zero-width
+  non-joiner separates words, as in ``unicode61`` and Lucene's Persian analysis:
+  ``کتاب\u200cها`` gives ``كتاب``, ``ها``.
 - Half-width and full-width forms, and CJK compatibility ideographs, are NFKC-normalised.
 
 Every token keeps its character offsets into the original text, so snippets highlight

@@ -6,7 +6,8 @@ leg are fused among themselves first, and that one list enters the final fusion.
 library that ``klea-stores-create build`` writes has two lexical stores of the same
 chunks (the BM25 pickle and the ``fts5:`` index); counted as two votes, they outvote the
 one vector list whenever they agree (issue 37: an English question about a Japanese
-paper, which only the vector leg can find).
+paper, which only the vector leg can find). :func:`with_top_k_votes` counts each list's own top
+``k`` a second time in a deep fused pool.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ __all__ = [
     "rrf_merge",
     "rrf_merge_legs",
     "votes_for",
+    "with_top_k_votes",
 ]
 
 RRF_K = 60
@@ -171,3 +173,21 @@ def rrf_merge_legs(
         metadata = {**doc.metadata, SOURCE_SCORES_KEY: {**scores, **found}}
         out.append((doc.model_copy(update={"metadata": metadata}), score))
     return out
+
+
+def with_top_k_votes(
+    pool: Sequence[tuple[Document, float]], top_k: Sequence[tuple[Document, float]]
+) -> list[tuple[Document, float]]:
+    """``pool`` (a fusion of deep lists) with each document's score in ``top_k`` (the
+    fusion of the same lists cut to each list's own top ``k``) added to its pool score.
+
+    In a deep pool a passage ranked low by several lists outscores one ranked first by a
+    single list (RRF's ``1 / (60 + r)`` hardly falls between ranks 1 and 20); counting
+    each list's top ``k`` a second time gives the places a reader would have got without
+    the deeper pool their weight back, while the pool still orders the rest. Best first,
+    ties in pool order; documents are keyed by :func:`document_key`, and a document of
+    ``top_k`` missing from ``pool`` is left out.
+    """
+    extra = {document_key(doc): score for doc, score in top_k}
+    summed = [(doc, score + extra.get(document_key(doc), 0.0)) for doc, score in pool]
+    return sorted(summed, key=lambda pair: -pair[1])

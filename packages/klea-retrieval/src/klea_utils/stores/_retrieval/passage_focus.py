@@ -287,14 +287,17 @@ def focus_scores(
     for hits, terms_of, lead, key, name in zip(found, held, leads, keys, names, strict=True):
         weights = _discounted(group_weights[key], name, params.identity_weight)
         whole = sum(weights.values())
-        covered = sum(weights[t] for t in terms_of)
+        # sums run in the question's word order, never a set's (whose order follows the
+        # process's hash seed): the same floats in another order can round differently
+        covered = sum(weights[t] for t in terms if t in terms_of)
         body = [(i, t) for i, t in hits if i >= lead]
         window = _best_window(body, weights, params.window) if body else 0.0
         share = params.window_share
         score = (share * window + (1.0 - share) * covered) / whole
         if pairs:
             pair_weight = {p: min(weights[p[0]], weights[p[1]]) for p in pairs}
-            joined = sum(pair_weight[p] for p in _pairs_found(body, pairs, params.phrase_gap))
+            joined_pairs = _pairs_found(body, pairs, params.phrase_gap)
+            joined = sum(pair_weight[p] for p in pairs if p in joined_pairs)
             all_pairs = sum(pair_weight.values()) or 1.0
             score = (1.0 - params.phrase_share) * score + params.phrase_share * joined / all_pairs
         scores.append(score)

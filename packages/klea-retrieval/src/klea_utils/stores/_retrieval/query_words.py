@@ -16,12 +16,21 @@ words out lifts the pickled BM25 leg from 23 to 25 answers at rank 1 (see
 
 from __future__ import annotations
 
+import re
+
 from klea_utils.stores.text import normalize_text
 from sci_etl_core.search.questions import FUNCTION_WORDS, QUESTION_STOP_WORDS
 from sci_etl_core.search.questions import QUESTION_WORDS as SEARCH_QUESTION_WORDS
 from sci_etl_core.search.tokenize import Unicode61Tokenizer
 
-__all__ = ["LEXICAL_STOPWORDS", "QUERY_STOPWORDS", "QUESTION_WORDS", "content_words"]
+__all__ = [
+    "LEXICAL_STOPWORDS",
+    "QUERY_STOPWORDS",
+    "QUESTION_WORDS",
+    "content_words",
+    "joined_compounds",
+    "lexical_question",
+]
 
 _TOKENIZER = Unicode61Tokenizer()
 
@@ -56,3 +65,24 @@ def content_words(text: str, *, fold: bool = True, distinct: bool = True) -> lis
         words = list(first.items())
     kept = [(f, w) for f, w in words if f not in LEXICAL_STOPWORDS] or words
     return [f if fold else w for f, w in kept]
+
+
+_ARABIC_LETTERS = "\u0620-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufefc"
+_COMPOUND = re.compile(f"[{_ARABIC_LETTERS}]+(?:\u200c[{_ARABIC_LETTERS}]+)+")
+
+
+def joined_compounds(text: str) -> list[str]:
+    """The Persian compounds ``text`` writes with a zero-width non-joiner
+    (``کتاب\u200cها``), their parts joined (``کتابها``) and normalized.
+
+    ``normalize_text`` reads such a non-joiner as a space (chunking rules 12); stores built
+    before hold the parts joined, as do texts typed without it.
+    """
+    return [normalize_text(match.replace("\u200c", "")) for match in _COMPOUND.findall(text)]
+
+
+def lexical_question(query: str) -> str:
+    """``query`` as the lexical legs search it: normalized, and each Persian compound
+    typed with a zero-width non-joiner asked for joined as well as by its parts, so a
+    chunk that writes it joined (typed so, or stored before chunking rules 12) is found."""
+    return " ".join([normalize_text(query), *joined_compounds(query)])

@@ -92,6 +92,10 @@ class BaseKleaRetriever(ABC):
 
     # -- per-store k -------------------------------------------------------------------
 
+    def _query_text(self, query: str) -> str:
+        """The text the stores are asked: ``query`` normalized (``normalize_text``)."""
+        return normalize_text(query)
+
     def _store_default_k(self, store: StoreInfo) -> int:
         k = store.default_k if store.default_k is not None else self.default_k
         return min(k, self._store_k_max(store))
@@ -219,7 +223,7 @@ class BaseKleaRetriever(ABC):
         """
         canonical = validate_metadata_filter(metadata_filter) if metadata_filter else None
         self.load(domain_name)
-        text = normalize_text(query)
+        text = self._query_text(query)
         stores = list(self._stores_of(domain_name))
         out: list[tuple[str, list[tuple[Document, float]]]] = []
         for store in stores:

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from klea_utils.stores._retrieval.query_words import content_words
+from klea_utils.stores._retrieval.query_words import content_words, lexical_question
 from klea_utils.stores._retrieval.safe_pickle import safe_load
 from klea_utils.stores.config import StoreInfo
 from klea_utils.stores.exceptions import StoreBackendError
@@ -185,6 +185,11 @@ class BM25RetrieverManager(BaseKleaRetriever):
             "BM25 store %r: indexed %d chunks%s", store.name, len(docs), " (stemmed)" * stemmed
         )
         return Bm25Index.from_documents(docs, preprocess)
+
+    def _query_text(self, query: str) -> str:
+        """``query`` normalized, with its Persian compounds also asked joined
+        (:func:`~klea_utils.stores._retrieval.query_words.lexical_question`)."""
+        return lexical_question(query)
 
     def _retrieve_from_store(
         self,

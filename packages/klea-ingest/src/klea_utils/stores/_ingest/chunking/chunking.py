@@ -106,7 +106,9 @@ part of one, a standard's ``(09/92)`` is its year and a superseded document's da
 not; where no source gives a title, the topmost heading in the top 30% of page one is
 the title, on a scanned page only when it is clean words; and a table's column heads set
 in stacked lines, the first touching the row under it, are the table's header, and every
-piece of a cut table repeats all of its header lines, not the first only)."""
+piece of a cut table repeats all of its header lines, not the first only; and a zero-width
+non-joiner after an Arabic-script letter is a space in the chunk's text, no longer
+removed, so a Persian compound's two words (``کتاب\u200cها``) stay two words)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""
