@@ -7,9 +7,8 @@ page provenance, so chunks know their pages:
 1. page furniture (running heads and feet, page numbers, rotated margin stamps) is removed
    (:mod:`klea_utils.stores._ingest.pdf.page_furniture`);
 2. the title is the largest text on page one that is not a banner, stamp or a standard's
-   designation (``CCITT T.81``), joined across its lines up to one that ends on a year,
-   with a smaller kicker line right above it that ends on a linking word (``UPDATED
-   RECOMMENDATIONS ON``);
+   designation, joined across its lines
+   (:mod:`klea_utils.stores._ingest.pdf.title_lines`);
 3. headings come from numbering, usual section names, bold or small-caps runs and larger
    type, never from a line that continues a sentence
    (:mod:`klea_utils.stores._ingest.pdf.headings`); a bold run that opens a paragraph
@@ -29,14 +28,12 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from klea_utils.stores._ingest.biblio.line_kinds import is_banner, is_designation
 from klea_utils.stores._ingest.chunking.table_pieces import CAPTION_LINE
 from klea_utils.stores._ingest.pdf.headings import (
     Context,
     contents_entries,
     heading_level,
     heading_wraps,
-    looks_like_words,
     name_match,
     numbering_depth,
 )
@@ -47,25 +44,22 @@ from klea_utils.stores._ingest.pdf.line_regions import (
     row_spans,
     visible_box,
 )
-from klea_utils.stores._ingest.pdf.page_furniture import is_stamp, remove_furniture
+from klea_utils.stores._ingest.pdf.page_furniture import remove_furniture
 from klea_utils.stores._ingest.pdf.pdf_bidi import rtl_base
 from klea_utils.stores._ingest.pdf.pdf_chars import HYPHEN_MARK
 from klea_utils.stores._ingest.pdf.pdf_frames import Frame
 from klea_utils.stores._ingest.pdf.pdf_lines import CELL_GAP_EM, TIGHT_CELL_GAP_EM, Line, PageLines
-from klea_utils.stores._ingest.pdf.text_scripts import SENTENCE_END_CHARS, is_unspaced
+from klea_utils.stores._ingest.pdf.text_scripts import SENTENCE_END, is_unspaced
+from klea_utils.stores._ingest.pdf.title_lines import TITLE_MIN_RATIO, title_lines
 
 __all__ = ["TITLE_MIN_RATIO", "build_document", "join_lines"]
 
-TITLE_MIN_RATIO = 1.2
-"""The title's type must be at least this many times the body size."""
-
-_SENTENCE_END = re.compile(f"[{re.escape(SENTENCE_END_CHARS)}]$")
 _LEADER_CELL = re.compile(r"^[.\u2026\u00b7\s]+$")
 _CAPTION = CAPTION_LINE  # one rule for a caption, here and where a table is cut
 _STACKED_OVERLAP = 0.5
+"""A header row's box may reach this many body sizes into the row under it (stacked heads)."""
 _HEAD_CELLS = 3
 """A line that could be a heading is taken as a table's header only with this many cells."""
-"""A header row's box may reach this many body sizes into the row under it (stacked heads)."""
 
 
 def join_lines(lines: list[str], hyphens: Hyphenation | None = None) -> str:
@@ -165,189 +159,6 @@ def _join_fragment(prev: Line, line: Line) -> None:
 
 def _join_cells(head: list[str], tail: list[str], glue: str) -> list[str]:
     return [*head[:-1], f"{head[-1]}{glue}{tail[0]}", *tail[1:]]
-
-
-_ARTICLES = frozenset(
-    ["the", "a", "an", "le", "la", "les", "el", "los", "der", "die", "das", "il", "lo"]
-)
-"""A lone article printed small above a masthead title belongs to it (``The`` / GLIDER EXPRESS)."""
-_ENDS_ON_YEAR = re.compile(r"(?<![\w.,/-])(?:1[5-9]|20)\d\d\s*$")
-"""A line that ends on a year (a lone number of four digits), which closes a title block."""
-_RUN_ON_RATIO = 0.75
-"""A title line this many times the largest size or more goes on the title block (OCR and
-designers set a title's second line a little smaller: ``32 Track MIDI Sequence Recorder``)."""
-
-
-_TITLE_BAND = 0.5
-"""The title starts in this top share of page one."""
-_COVER_BAND = 0.75
-"""... or in this share, on a cover whose top half holds a standard's designation (a
-standards body sets its title in the lower half, under the designation and the series)."""
-
-
-def _title_lines(page: PageLines, body: float) -> list[Line]:
-    top_half = [ln for ln in page.lines[:40] if ln.top < page.height * _TITLE_BAND]
-    cover = any(is_designation(ln.text) for ln in top_half)
-    band = _COVER_BAND if cover else _TITLE_BAND
-    candidates = [
-        ln
-        for ln in page.lines[:40]
-        if ln.top < page.height * band
-        and looks_like_words(ln.text)
-        and not is_banner(ln.text)
-        and not is_stamp(ln.text)
-        and not is_designation(ln.text)
-        and ln.size >= TITLE_MIN_RATIO * body
-    ]
-    if not candidates:
-        return []
-    biggest = max(ln.size for ln in candidates)
-    chosen = [ln for ln in candidates if abs(ln.size - biggest) < 0.5]
-    first = page.lines.index(chosen[0])
-    block = [chosen[0]]
-    for ln in page.lines[first + 1 :]:
-        if _beside(block[0], ln):
-            continue  # a heading of the next column on the title's row (two side by side)
-        if _runs_on(block[-1], ln, biggest, body):
-            block.append(ln)
-        elif (
-            ln.top >= block[-1].top - 1
-            and abs(ln.size - biggest) >= 0.5
-            and ln.size < 0.6 * biggest
-        ):
-            continue  # a footnote marker on the title line
-        else:
-            break
-    if len(block) == 1 and len(block[0].text.split()) == 1:
-        block += _subtitle_lines(page, first, body)
-    before = page.lines[first - 1] if first > 0 else None
-    if before is not None and (
-        (
-            before.text.strip().casefold() in _ARTICLES
-            and 0 <= block[0].top - before.bottom < 2.0 * before.size
-        )
-        or _kicker(before, block[0], body)
-    ):
-        block.insert(0, before)
-    return block
-
-
-_KICKER_ENDS = _ARTICLES | frozenset(
-    [
-        "on",
-        "of",
-        "for",
-        "to",
-        "in",
-        "and",
-        "with",
-        "from",
-        "about",
-        "de",
-        "des",
-        "du",
-        "sur",
-        "pour",
-        "et",
-        "von",
-        "zur",
-        "zum",
-        "für",
-        "über",
-        "und",
-        "del",
-        "della",
-        "di",
-        "per",
-        "sobre",
-        "y",
-        "e",
-    ]
-)
-"""Words a kicker line ends on: it runs on into the title under it (``UPDATED
-RECOMMENDATIONS ON`` / ``TREATMENT OF ADOLESCENTS AND ...``)."""
-
-
-def _kicker(line: Line, title: Line, body: float) -> bool:
-    """Whether ``line``, printed right above the title's first line, opens the title: set
-    smaller than the title but larger than the body text, starting at the title's left
-    edge, within :data:`_SMALLER_GAP_EM` of the title's size above it, and ending on a
-    linking word (a phrase the title finishes)."""
-    words = line.text.split()
-    return (
-        len(words) >= 2
-        and words[-1].casefold() in _KICKER_ENDS
-        and TITLE_MIN_RATIO * body <= line.size < title.size - 0.5
-        and 0 <= title.top - line.bottom < _SMALLER_GAP_EM * title.size
-        and abs(line.x0 - title.x0) < 0.5 * line.size
-        and looks_like_words(line.text)
-        and not is_banner(line.text)
-    )
-
-
-_SUBTITLE_LINES = 3
-_SUBTITLE_MIN_RATIO = 1.1
-"""A subtitle under a one-word title is set this many times the body size or more."""
-_SMALLER_GAP_EM = 0.9
-"""A line set smaller than the title goes on its block only this close under it (in ems of
-the title's size): further down, a change of size and a blank start the next part."""
-
-
-def _subtitle_lines(page: PageLines, first: int, body: float) -> list[Line]:
-    """The lines right under a one-word title that finish it (``Russia`` / ``Democracy
-    Assessment: Political Process,`` / ``Local Governance, and Civil Society``): set
-    smaller than the title but above the body size, all of one size, the first within
-    :data:`_SMALLER_GAP_EM` of the title's size under it, each next one within a line's
-    height of the one above; the first change of size or wider blank ends them."""
-    title = page.lines[first]
-    found: list[Line] = []
-    for ln in page.lines[first + 1 :]:
-        last = found[-1] if found else title
-        size = found[0].size if found else ln.size
-        gap = ln.top - last.bottom
-        limit = 1.2 * size if found else _SMALLER_GAP_EM * title.size
-        if (
-            len(found) == _SUBTITLE_LINES
-            or not -2.0 <= gap < limit
-            or abs(ln.size - size) >= 0.5
-            or not _SUBTITLE_MIN_RATIO * body <= ln.size < title.size - 0.5
-            or not looks_like_words(ln.text)
-            or is_banner(ln.text)
-            or _beside(title, ln)
-        ):
-            break
-        found.append(ln)
-    return found
-
-
-def _beside(first: Line, line: Line) -> bool:
-    """Whether ``line`` stands in another column than the title's first line: no part of
-    them over each other, a word space or more apart, and ``line`` starts no lower than the
-    title's line ends (a Korean brochure's two headings, each over two lines)."""
-    apart = line.x0 > first.x1 + 0.5 * first.size or line.x1 < first.x0 - 0.5 * first.size
-    return apart and line.top < first.bottom + 1.5 * first.size
-
-
-def _runs_on(last: Line, line: Line, biggest: float, body: float) -> bool:
-    """Whether ``line`` goes on the title block that ends with ``last``: right below it and
-    of the title's size, a little smaller (a second line set smaller), or starting in lower
-    case after a line that ends no sentence (a title broken mid-phrase). A line ending on
-    a year closes the block unless the next one starts in lower case: a banner's title
-    names its edition last (``الانتخابات التشريعية 2014`` over the sheet's own head)."""
-    if _ENDS_ON_YEAR.search(last.text) and not line.text.lstrip()[:1].islower():
-        return False
-    gap = line.top - last.bottom
-    if abs(line.size - biggest) < 0.5:
-        return gap < 1.2 * biggest
-    if not -2.0 <= gap < _SMALLER_GAP_EM * biggest or not looks_like_words(line.text):
-        return False
-    if line.size >= max(_RUN_ON_RATIO * biggest, TITLE_MIN_RATIO * body):
-        return not _SENTENCE_END.search(last.text.rstrip())
-    return (
-        line.size >= 0.7 * biggest
-        and line.text[:1].islower()
-        and not _SENTENCE_END.search(last.text.rstrip())
-    )
 
 
 def _is_table_row(line: Line) -> bool:
@@ -477,7 +288,7 @@ def _new_block(prev: Line | None, line: Line, body: float) -> bool:
         return True
     if prev.text.endswith(HYPHEN_MARK) and line.text[:1].islower():
         return False  # a word hyphenated at the line end goes on, whatever the gap or size
-    ended = bool(_SENTENCE_END.search(prev.text.rstrip()))
+    ended = bool(SENTENCE_END.search(prev.text.rstrip()))
     if line.page_no != prev.page_no or line.top < prev.top - body:
         return ended  # page or column break: the sentence may go on
     gap = line.top - prev.bottom
@@ -497,7 +308,7 @@ def build_document(name: str, pages: list[PageLines]) -> Any:
     body = _body_size(pages)
     ctx = Context(body_size=body, column_width=_column_width(pages, body))
     builder = _Builder(name, pages)
-    title = _title_lines(pages[0], body) if pages else []
+    title = title_lines(pages[0], body) if pages else []
     stream = [ln for page in pages for ln in page.lines]
     if len(title) == len(stream):
         # a title with nothing under it would leave the document no passage to store (a

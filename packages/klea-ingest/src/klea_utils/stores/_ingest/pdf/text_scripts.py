@@ -16,12 +16,14 @@ uses it to choose tesseract's languages (:mod:`klea_utils.stores._ingest.pdf.ocr
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import Counter
 from functools import lru_cache
 
 __all__ = [
     "DIGIT_GAP_EM",
+    "SENTENCE_END",
     "SENTENCE_END_CHARS",
     "UNSPACED_GAP_EM",
     "WORD_GAP_EM",
@@ -39,6 +41,9 @@ SENTENCE_END_CHARS = '.!?:;)]"\u201d\u3002\uff0e\uff01\uff1f\u061f\u06d4\u0964\u
 """Characters that end a sentence (or a clause that may end a paragraph) in the scripts we
 read: Latin punctuation, the ideographic and fullwidth full stops and marks, the Arabic
 question mark and full stop, the Devanagari danda and double danda, Thai paiyannoi."""
+
+SENTENCE_END = re.compile(f"[{re.escape(SENTENCE_END_CHARS)}]$")
+"""A text's last character is one of :data:`SENTENCE_END_CHARS`."""
 
 _UNSPACED = frozenset(("HAN", "HIRAGANA", "KATAKANA", "THAI", "LAO", "KHMER", "MYANMAR"))
 _RTL = frozenset(("ARABIC", "HEBREW", "SYRIAC", "THAANA", "NKO"))
