@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["INVISIBLE_RANGES", "normalize_text"]
+__all__ = ["ARABIC_SCRIPT_LETTERS", "INVISIBLE_RANGES", "normalize_text"]
 
 INVISIBLE_RANGES: tuple[tuple[int, int], ...] = (
     (0x00AD, 0x00AD),  # soft hyphen
@@ -42,9 +42,11 @@ the variation selectors. A test checks the ranges against the running ``unicoded
 
 _INVISIBLE = re.compile("[" + "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in INVISIBLE_RANGES) + "]")
 
-_PERSIAN_WORD_BREAK = re.compile(
-    "(?<=[\u0620-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufefc])\u200c"
-)
+ARABIC_SCRIPT_LETTERS = "\u0620-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufefc"
+"""The Arabic-script letters and marks, as a regex character-class body (the Arabic blocks,
+their supplement and extended-A, presentation forms A and B)."""
+
+_PERSIAN_WORD_BREAK = re.compile(f"(?<=[{ARABIC_SCRIPT_LETTERS}])\u200c")
 """A zero-width non-joiner after an Arabic-script letter (or its mark): in Persian it ends
 the first word of a compound (``کتاب\u200cها``, ``می\u200cخواهم``) without a visible
 space, and Lucene's Persian analysis reads it as a space. In other scripts (Devanagari,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from klea_utils.stores.text import normalize_text
+from klea_utils.stores.text import ARABIC_SCRIPT_LETTERS, normalize_text
 from sci_etl_core.search.questions import FUNCTION_WORDS, QUESTION_STOP_WORDS
 from sci_etl_core.search.questions import QUESTION_WORDS as SEARCH_QUESTION_WORDS
 from sci_etl_core.search.tokenize import Unicode61Tokenizer
@@ -67,8 +67,7 @@ def content_words(text: str, *, fold: bool = True, distinct: bool = True) -> lis
     return [f if fold else w for f, w in kept]
 
 
-_ARABIC_LETTERS = "\u0620-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufefc"
-_COMPOUND = re.compile(f"[{_ARABIC_LETTERS}]+(?:\u200c[{_ARABIC_LETTERS}]+)+")
+_COMPOUND = re.compile(f"[{ARABIC_SCRIPT_LETTERS}]+(?:\u200c[{ARABIC_SCRIPT_LETTERS}]+)+")
 
 
 def joined_compounds(text: str) -> list[str]:
