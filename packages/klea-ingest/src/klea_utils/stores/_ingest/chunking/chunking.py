@@ -62,7 +62,7 @@ DEFAULT_MAX_TOKENS = 450
 DEFAULT_OVERLAP_SENTENCES = 0
 """Sentences repeated from the end of a cut text at the start of its next piece."""
 
-CHUNKING_VERSION = 12
+CHUNKING_VERSION = 13
 """Version of the chunking rules, part of the cache key (2: text cut at sentence ends; 3: a
 table cut into pieces repeats its caption and header row in each; 4: PDF chunks carry
 ``regions``, their boxes on the page, and ``page_label``; every chunk carries its
@@ -108,7 +108,9 @@ the title, on a scanned page only when it is clean words; and a table's column h
 in stacked lines, the first touching the row under it, are the table's header, and every
 piece of a cut table repeats all of its header lines, not the first only; and a zero-width
 non-joiner after an Arabic-script letter is a space in the chunk's text, no longer
-removed, so a Persian compound's two words (``کتاب\u200cها``) stay two words)."""
+removed, so a Persian compound's two words (``کتاب\u200cها``) stay two words; 13: in a
+right-to-left line, a blank pdfium placed between two touching glyphs is dropped, so the
+shaped Arabic and Persian a browser prints to PDF reads ``حقوق``, no longer ``ح قوق``)."""
 
 PAGE_LABEL_KEY = "page_label"
 """Chunk metadata key of the page number printed on the chunk's page(s)."""

@@ -41,6 +41,8 @@ class _Glyph(Protocol):
     left: float
     right: float
     font: int
+    face: int
+    size: float
 
 
 G = TypeVar("G", bound=_Glyph)
@@ -152,7 +154,8 @@ def visual_to_logical(text: str, rtl: bool | None = None) -> str:
 
 
 def visual_order(glyphs: Sequence[G]) -> list[G]:
-    """``glyphs`` (one line) left to right on the page, without pdfium's generated blanks.
+    """``glyphs`` (one line) left to right on the page, without pdfium's generated blanks
+    and without the blanks it placed inside a word (:func:`_blank_inside_word`).
 
     Glyphs with the same box (the characters of one ligature) keep their order; a combining
     mark is placed just before the letter it is drawn over, so that it follows the letter
@@ -175,7 +178,42 @@ def visual_order(glyphs: Sequence[G]) -> list[G]:
             mark_ids.add(id(glyph))
     # ties: the characters of one glyph in pdfium's order, a mark before its letter
     keyed.sort(key=lambda k: (k[0], k[1], id(k[2]) not in mark_ids))
-    return _lam_alef_visual([k[2] for k in keyed])
+    ordered = [k[2] for k in keyed]
+    inside = {i for i in range(len(ordered)) if _blank_inside_word(ordered, i)}
+    return _lam_alef_visual([g for i, g in enumerate(ordered) if i not in inside])
+
+
+TOUCH_GAP_EM = 0.125
+"""Glyphs closer than this (in ems, half a word gap) touch: no word boundary lies between
+them. Chromium's shaped Persian and Arabic leave at most 0.2 em between the clusters of a
+word and 0.35 em or more between words with no blank drawn; a word space is 0.32 em."""
+
+
+def _placeless_blank(glyph: _Glyph) -> bool:
+    """A blank that pdfium put in the text layer without a font or a width of its own."""
+    return glyph.face == 0 and not glyph.text.strip() and glyph.right - glyph.left < 0.01
+
+
+def _blank_inside_word(ordered: Sequence[_Glyph], index: int) -> bool:
+    """Whether the glyph at ``index`` of a line in visual order is a placeless blank between
+    two glyphs that touch: a blank inside a word, which the line does without.
+
+    pdfium adds a placeless blank where the content stream's text jumps and places it by
+    the text layer's order. Where that order is logical (``camelot`` mednine.pdf) the
+    blank falls between the words, where it belongs; where pdfium read a word in visual
+    order (chromium draws each glyph cluster of shaped Arabic or Persian as its own run,
+    the way a browser prints a web page) it falls between two joined letters of the next
+    word (``ح قوق``, ``م یدهد``), while the real boundary is a gap with no blank in it.
+    """
+    blank = ordered[index]
+    if not _placeless_blank(blank):
+        return False
+    before = next((g for g in reversed(ordered[:index]) if g.text.strip()), None)
+    after = next((g for g in ordered[index + 1 :] if g.text.strip()), None)
+    if before is None or after is None:
+        return False
+    em = max(before.size, after.size, 1.0)
+    return after.left - before.right < TOUCH_GAP_EM * em
 
 
 _LAM = "\u0644"
