@@ -136,3 +136,17 @@ def test_a_page_the_file_lacks_names_the_page_and_keeps_the_renderer(tmp_path: P
         assert renderer.pid == pid  # a bad page or file does not cost the child
     finally:
         renderer.close()
+
+
+@needs_wild
+def test_no_module_of_the_working_directory_runs_in_the_renderer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert WILD is not None
+    (tmp_path / "json.py").write_text("raise SystemExit('a papers folder ran code')\n")
+    monkeypatch.chdir(tmp_path)  # a build started from inside a papers folder
+    renderer = PageRenderer()
+    try:
+        assert renderer.render(WILD / _SUBSTITUTED, 0, 0.1).size[0] > 0
+    finally:
+        renderer.close()

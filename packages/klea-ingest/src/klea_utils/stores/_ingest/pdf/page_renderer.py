@@ -36,16 +36,26 @@ __all__ = ["RENDER_TIMEOUT_S", "PageRenderer", "close_page_renderer", "render_pa
 RENDER_TIMEOUT_S = 120.0
 """The longest one page may take to render (a 300-dpi page takes well under a second)."""
 
-_MODULE = "klea_utils.stores._ingest.pdf.render_process"
 _READ_SIZE = 1 << 20
 
 
-def _child_environment() -> dict[str, str]:
-    """This environment, with the folder this code was imported from first on the child's
-    path: the child runs the same code as its parent, wherever that was imported from."""
-    here = Path(__file__).resolve().parents[4]  # .../src, above klea_utils/stores/_ingest/pdf
-    paths = [str(here), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+_BOOT = (
+    "import importlib.util, sys\n"
+    "spec = importlib.util.spec_from_file_location('klea_render_process', sys.argv[1])\n"
+    "module = importlib.util.module_from_spec(spec)\n"
+    "spec.loader.exec_module(module)\n"
+    "module.main()\n"
+)
+"""The child's program: run :mod:`~klea_utils.stores._ingest.pdf.render_process` from the
+very file this process imported (the same code, wherever it was imported from), with
+``-P``: neither the working directory (a papers folder, say) nor any other folder is put
+ahead of the standard library on its import path."""
+
+
+def _command() -> list[str]:
+    from klea_utils.stores._ingest.pdf import render_process
+
+    return [sys.executable, "-P", "-c", _BOOT, str(Path(render_process.__file__).resolve())]
 
 
 class _Replies:
@@ -102,12 +112,11 @@ class PageRenderer:
         if self._process is None or self._replies is None or self._owner != os.getpid():
             self._owner = os.getpid()  # a forked copy never drives its parent's child
             self._process = subprocess.Popen(
-                [sys.executable, "-m", _MODULE],
+                _command(),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
                 close_fds=True,
-                env=_child_environment(),
             )
             assert self._process.stdout is not None
             self._replies = _Replies(self._process.stdout.fileno())

@@ -4,8 +4,8 @@ pdfium keeps font state for the whole process: rendering a page drawn with a fon
 does not embed (one pdfium substitutes) changes the tight character boxes
 (``FPDFText_GetCharBox``) that text extraction later reads from *another* PDF in the same
 process. So a conversion never renders in the process that reads text layers; it asks
-this process instead (:mod:`klea_utils.stores._ingest.pdf.page_renderer` starts it with
-``python -m klea_utils.stores._ingest.pdf.render_process`` and talks to it).
+this process instead (:mod:`klea_utils.stores._ingest.pdf.page_renderer` starts it, running
+this file, and talks to it). It imports nothing of klea's, so it can run from its file.
 
 The protocol, over the standard streams:
 
