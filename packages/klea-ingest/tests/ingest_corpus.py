@@ -154,11 +154,12 @@ def write_lines_pdf(path: Path, lines: list[str], **info: str) -> Path:
 def write_scanned_pdf(path: Path, lines: list[str], *, scale: float = 3.0) -> Path:
     """Write an image-only PDF: a text page rendered to a bitmap, with no text layer.
 
-    The page is drawn with reportlab in a large font, rendered with pypdfium2 at
-    ``scale`` and saved back as a one-page PDF holding only that image, so
-    :func:`klea_utils.stores.precheck.classify_pdf` finds no text and OCR can read it.
+    The page is drawn with reportlab in a large font, rendered with pypdfium2 at ``scale``
+    (in the page renderer's process) and saved back as a one-page PDF holding only that
+    image, so :func:`klea_utils.stores.precheck.classify_pdf` finds no text and OCR can
+    read it.
     """
-    import pypdfium2 as pdfium
+    from klea_utils.stores._ingest.pdf.page_renderer import render_page
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.utils import ImageReader
     from reportlab.pdfgen import canvas
@@ -172,11 +173,14 @@ def write_scanned_pdf(path: Path, lines: list[str], *, scale: float = 3.0) -> Pa
         c.drawString(60, y, line)
         y -= 48
     c.save()
-    pdf = pdfium.PdfDocument(text_pdf.getvalue())
+    # rendered in the page renderer's process: a render in the test process would change
+    # the character boxes that later tests read from PDFs with substituted fonts
+    text_path = path.with_name(f".{path.name}.text.pdf")
+    text_path.write_bytes(text_pdf.getvalue())
     try:
-        image = pdf[0].render(scale=scale).to_pil().convert("L")
+        image = render_page(text_path, 0, scale)
     finally:
-        pdf.close()
+        text_path.unlink()
     png = io.BytesIO()
     image.save(png, format="PNG")
     png.seek(0)

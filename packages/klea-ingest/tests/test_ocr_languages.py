@@ -21,6 +21,7 @@ from klea_utils.stores._ingest.pdf.ocr_languages import (
     tesseract_package,
 )
 from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
+from klea_utils.stores._ingest.pdf.page_renderer import render_page
 from klea_utils.stores._ingest.pdf.text_quality import assess
 from realpapers import WILD, needs_wild
 
@@ -95,11 +96,12 @@ def _russian_scan(path: Path) -> Path:
     ):
         c.drawString(60, A4[1] - 100 - 40 * row, line)
     c.save()
-    pdf = pdfium.PdfDocument(text_pdf.getvalue())
-    try:
-        image = pdf[0].render(scale=3).to_pil().convert("L")
+    text_path = path.with_name(f".{path.name}.text.pdf")
+    text_path.write_bytes(text_pdf.getvalue())
+    try:  # never rendered in the test process (it would change later char boxes)
+        image = render_page(text_path, 0, 3)
     finally:
-        pdf.close()
+        text_path.unlink()
     png = io.BytesIO()
     image.save(png, format="PNG")
     png.seek(0)

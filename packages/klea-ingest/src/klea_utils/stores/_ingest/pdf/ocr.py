@@ -1,4 +1,5 @@
-"""Offline OCR of a PDF page: pypdfium2 renders it, the ``tesseract`` CLI reads it.
+"""Offline OCR of a PDF page: pypdfium2 renders it (in the page renderer's own process,
+:mod:`klea_utils.stores._ingest.pdf.page_renderer`), the ``tesseract`` CLI reads it.
 
 Used by the model-free PDF path (:mod:`klea_utils.stores._ingest.pdf.offline_pdf`) for the
 pages whose text layer is missing or unreadable: :func:`ocr_page_lines` returns the page's
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.pdf.ocr_orientation import read_upright
+from klea_utils.stores._ingest.pdf.page_renderer import render_page
 from klea_utils.stores._ingest.pdf.text_scripts import join_words
 from klea_utils.stores.ingest_exceptions import ConversionError
 
@@ -101,15 +103,19 @@ def ocr_page_lines(
     rendered page image that returns it (it may look at the image: tesseract's script
     detection, see :mod:`klea_utils.stores._ingest.pdf.ocr_languages`).
 
+    ``path`` is the file ``pdf`` was opened from: the renderer's process opens it again.
+
     Raises:
-        ConversionError: tesseract fails or times out on the page.
+        ConversionError: The page cannot be rendered, or tesseract fails or times out on it.
     """
     from klea_utils.stores._ingest.pdf.pdf_frames import Frame
     from klea_utils.stores._ingest.pdf.pdf_lines import PageLines
 
+    # rendered with the page's /Rotate applied (a sideways scan is turned by OSD), in the
+    # renderer's process: a render here would change the character boxes read after it
+    image = render_page(path, index, OCR_RENDER_SCALE)
     page = pdf[index]
-    try:  # rendered with the page's /Rotate applied; a sideways scan is turned by OSD
-        image = page.render(scale=OCR_RENDER_SCALE).to_pil().convert("L")
+    try:
         rotation, box = page.get_rotation(), page.get_bbox()
     finally:
         page.close()

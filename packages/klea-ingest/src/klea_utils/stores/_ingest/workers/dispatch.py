@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import time
 from collections import deque
 from collections.abc import Callable
@@ -31,6 +30,7 @@ from pathlib import Path
 
 from klea_utils.stores._ingest.convert.not_stored import worker_death_reason
 from klea_utils.stores._ingest.progress import ConversionProgress
+from klea_utils.stores._ingest.workers.conversion_cost import conversion_cost
 from klea_utils.stores._ingest.workers.worker_interface import ConversionWorker, StartWorker
 from klea_utils.stores._ingest.workers.worker_results import (
     ChunkItemResult,
@@ -261,30 +261,26 @@ def balanced_batches(items: list[WorkItem], batch_size: int, workers: int) -> li
     """``items`` cut into batches for ``workers`` workers running at once.
 
     At least ``workers`` batches (fewer only with fewer items), none over ``batch_size``
-    files; the largest files are dealt first, each to the batch with the fewest bytes so
-    far (file size stands in for conversion time; then the fewest files), and each batch
-    keeps the input order.
+    files; the costliest files are dealt first, each to the batch with the least work so
+    far (then the fewest files), and each batch converts its costliest files first, so
+    that no worker is left alone with a scan at the end. A file's cost is
+    :func:`~klea_utils.stores._ingest.workers.conversion_cost.conversion_cost` (its pages,
+    those that will need OCR weighed as such).
     """
     if not items:
         return []
     count = max(min(workers, len(items)), math.ceil(len(items) / batch_size))
     size = math.ceil(len(items) / count)
-    order = sorted(range(len(items)), key=lambda i: -_file_size(items[i][0]))
+    costs = [conversion_cost(path) for path, _ in items]
+    order = sorted(range(len(items)), key=lambda i: (-costs[i], i))
     batches: list[list[int]] = [[] for _ in range(count)]
-    loads = [0] * count
+    loads = [0.0] * count
     for index in order:
         open_ = [b for b in range(count) if len(batches[b]) < size]
         target = min(open_, key=lambda b: (loads[b], len(batches[b]), b))
-        batches[target].append(index)
-        loads[target] += _file_size(items[index][0])
-    return [[items[i] for i in sorted(batch)] for batch in batches if batch]
-
-
-def _file_size(path: str) -> int:
-    try:
-        return os.stat(path).st_size
-    except OSError:
-        return 0
+        batches[target].append(index)  # in ``order``: the costliest first
+        loads[target] += costs[index]
+    return [[items[i] for i in batch] for batch in batches if batch]
 
 
 class WorkerWatch:

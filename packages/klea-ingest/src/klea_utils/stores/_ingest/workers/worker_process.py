@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._ingest.library_noise import route_library_noise
+from klea_utils.stores._ingest.pdf.page_renderer import close_page_renderer
 from klea_utils.stores._ingest.workers.batch_conversion import (
     WORKER_LOGGER,
     build_processor,
@@ -147,7 +148,10 @@ def run_worker(
         if current_file is not None:
             current_file.value = index
 
-    convert_items(config, items, processor, results.put, logger, mark)
+    try:
+        convert_items(config, items, processor, results.put, logger, mark)
+    finally:
+        close_page_renderer()  # the OCR page renderer's child lives as long as the worker
     results.put(DONE)
 
 
