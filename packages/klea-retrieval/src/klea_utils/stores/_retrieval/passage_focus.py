@@ -48,12 +48,13 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
 from klea_utils.stores._retrieval.answer_kind import asked_kind, holds_kind
+from klea_utils.stores._retrieval.focus_feedback import expansion_terms
 from klea_utils.stores._retrieval.query_words import LEXICAL_STOPWORDS
 from klea_utils.stores.text import normalize_text
 from langchain_core.documents import Document
@@ -61,6 +62,7 @@ from sci_etl_core.search.stemming import porter_stem
 
 __all__ = [
     "FocusParams",
+    "SentenceSimilarities",
     "blend_similarities",
     "file_key",
     "focus_rerank",
@@ -68,6 +70,7 @@ __all__ = [
     "heading_words",
     "identity_terms",
     "passage_terms",
+    "place_question",
     "question_pairs",
     "question_terms",
     "scope_terms",
@@ -144,6 +147,23 @@ class FocusParams:
             behind the other files; a question that names the list gets them first in
             their file (:mod:`~klea_utils.stores._retrieval.reference_lists`). ``False``
             leaves them where the focus put them.
+        sentence_share: Share of each passage's best sentence cosine to the question in
+            the order of the first ``sentence_top`` places (0, the default: off). The
+            passages there of a file holding two or more of them are cut into sentences,
+            embedded with the domain's vector embedder (each passage once per pipeline,
+            :mod:`~klea_utils.stores._retrieval.sentence_focus`) and compared with the
+            question less a leading clause that names the document; they are re-ordered
+            by ``(1 - share) * score + share * cosine``, and every file keeps its places.
+            Only when a vector store of the domain answered. Off by default: with the
+            packaged MiniLM it lifted the development papers and cost the real-world
+            files, and it multiplies a question's latency (see the retrieval-quality
+            benchmarks, issue 35).
+        sentence_top: The places whose passages ``sentence_share`` re-orders.
+        feedback_terms: Terms added to the question by pseudo-relevance feedback inside
+            the fused first file (:mod:`~klea_utils.stores._retrieval.focus_feedback`),
+            whose passages are then focused again (0, the default: off).
+        feedback_passages: The file's best focused passages the terms are read from.
+        feedback_weight: Scale of an added term's weight against a question word's.
     """
 
     pool: int = 20
@@ -159,13 +179,18 @@ class FocusParams:
     scope_clause: bool = True
     answer_share: float = 0.2
     reference_lists_back: bool = True
+    sentence_share: float = 0.0
+    sentence_top: int = 5
+    feedback_terms: int = 0
+    feedback_passages: int = 2
+    feedback_weight: float = 0.3
 
     def __post_init__(self) -> None:
-        if self.pool < 1 or self.window < 1 or self.phrase_gap < 1:
-            raise ValueError(
-                "pool, window and phrase_gap must be >= 1, "
-                f"got {self.pool}, {self.window}, {self.phrase_gap}"
-            )
+        for name in ("pool", "window", "phrase_gap", "sentence_top", "feedback_passages"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if self.feedback_terms < 0:
+            raise ValueError(f"feedback_terms must be >= 0, got {self.feedback_terms!r}")
         for name in (
             "weight",
             "window_share",
@@ -173,6 +198,8 @@ class FocusParams:
             "identity_weight",
             "phrase_share",
             "answer_share",
+            "sentence_share",
+            "feedback_weight",
         ):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
@@ -257,16 +284,21 @@ def focus_scores(
     lead_words: Sequence[int] | None = None,
     groups: Sequence[str] | None = None,
     identities: Sequence[frozenset[str]] | None = None,
+    expansion: Mapping[str, float] | None = None,
 ) -> list[float]:
     """Each text's focus in ``[0, 1]`` for ``question`` (all 0 when it has no content word).
 
     ``lead_words`` (one per text) is how many of a text's first words are its heading
     chain: they count for the words the passage covers, not for its best window (the
     title that opens every chunk of a paper says nothing about where in it the answer is).
+    ``expansion`` maps terms added to the question's (relevance feedback) to the scale of
+    their weight.
     """
-    terms = question_terms(question)
-    if not terms or not texts:
+    asked = question_terms(question)
+    if not asked or not texts:
         return [0.0] * len(texts)
+    scale = {t: f for t, f in (expansion or {}).items() if t not in asked}
+    terms = [*asked, *scale]
     wanted = set(terms)
     found = [[(i, t) for i, t in enumerate(passage_terms(text)) if t in wanted] for text in texts]
     held = [{term for _, term in hits} for hits in found]
@@ -278,7 +310,9 @@ def focus_scores(
     for key, inside in members.items():
         holders = {t: sum(t in held[i] for i in inside) for t in terms}
         n = len(inside)
-        group_weights[key] = {t: math.log(1.0 + (n + 1.0) / (holders[t] + 0.5)) for t in terms}
+        group_weights[key] = {
+            t: math.log(1.0 + (n + 1.0) / (holders[t] + 0.5)) * scale.get(t, 1.0) for t in terms
+        }
     leads = lead_words if lead_words is not None else [0] * len(texts)
     names = identities if identities is not None else [frozenset()] * len(texts)
     pairs = question_pairs(question) if params.phrase_share else []
@@ -358,6 +392,13 @@ def scope_terms(question: str) -> frozenset[str]:
     return frozenset(t for t in question_terms(match.group(1)) if t not in rest)
 
 
+def place_question(question: str) -> str:
+    """``question`` less a leading clause that names where to look ("In the X report, what
+    ..." -> "what ..."): what it asks about the place inside the document."""
+    match = _SCOPE_CLAUSE.match(normalize_text(question))
+    return match.group(2).strip() if match is not None else question
+
+
 def _names(value: object) -> list[str]:
     """The author names of a ``authors`` metadata value (a list; a lone name as text)."""
     if isinstance(value, list):
@@ -394,18 +435,27 @@ def blend_similarities(
     ]
 
 
+SentenceSimilarities = Callable[[Sequence[Document]], Sequence[float | None]]
+"""Each passage's best sentence cosine to the question (``None``: unknown); see
+:mod:`~klea_utils.stores._retrieval.sentence_focus`."""
+
+
 def focus_rerank(
     question: str,
     merged: Sequence[tuple[Document, float]],
     params: FocusParams | None = None,
     similarities: Sequence[float | None] | None = None,
+    sentence_similarities: SentenceSimilarities | None = None,
 ) -> list[tuple[Document, float]]:
     """``merged`` (fused ``(document, score)`` pairs) re-scored by focus, best first.
 
     ``similarities``: each pair's stored-vector cosine to the question (``None`` where
     unknown), in the order of ``merged``; blended into the focus by
-    ``params.vector_share``. Ties keep the fused order. With ``params.weight`` 0 the
-    order is the fused one and the scores are scaled fused scores.
+    ``params.vector_share``. ``sentence_similarities``: asked for the passages at the
+    first ``params.sentence_top`` places (those of a file holding two or more of them),
+    blended by ``params.sentence_share`` (see :func:`_by_sentences`). Ties keep the fused
+    order. With ``params.weight`` 0 the order is the fused one and the scores are scaled
+    fused scores.
     """
     params = params or FocusParams()
     if not merged:
@@ -423,14 +473,11 @@ def focus_rerank(
     if identities is not None and params.scope_clause:
         scope = scope_terms(question)
         identities = [names | scope for names in identities]
-    focus = focus_scores(
-        question,
-        [d.page_content for d in docs],
-        params,
-        [heading_words(d) for d in docs],
-        groups,
-        identities,
-    )
+    texts = [d.page_content for d in docs]
+    leads = [heading_words(d) for d in docs]
+    focus = focus_scores(question, texts, params, leads, groups, identities)
+    if params.feedback_terms:
+        focus = _with_feedback(question, docs, focus, params, leads, identities)
     if sims is not None:
         focus = blend_similarities(focus, sims, params.vector_share)
     finals = [
@@ -446,13 +493,96 @@ def focus_rerank(
     for i in order:
         best_first.setdefault(file_key(docs[i]), []).append(i)
     placed: dict[str, int] = {}
-    out: list[tuple[Document, float]] = []
-    for doc, score in merged:
+    chosen: list[int] = []
+    for doc in docs:
         key = file_key(doc)
-        chosen = best_first[key][placed.get(key, 0)]
+        chosen.append(best_first[key][placed.get(key, 0)])
         placed[key] = placed.get(key, 0) + 1
-        out.append((docs[chosen], score / top))
+    if sentence_similarities is not None and params.sentence_share > 0:
+        chosen = _by_sentences(chosen, docs, finals, params, sentence_similarities)
+    return [(docs[i], score / top) for i, (_, score) in zip(chosen, merged, strict=True)]
+
+
+def _with_feedback(
+    question: str,
+    docs: Sequence[Document],
+    focus: list[float],
+    params: FocusParams,
+    leads: Sequence[int],
+    identities: Sequence[frozenset[str]] | None,
+) -> list[float]:
+    """``focus`` with the passages of the fused first file scored again, the question
+    expanded by the terms that stand out in that file's best focused passages
+    (:mod:`~klea_utils.stores._retrieval.focus_feedback`)."""
+    first = file_key(docs[0])
+    members = [i for i, d in enumerate(docs) if file_key(d) == first]
+    if len(members) <= params.feedback_passages:
+        return focus
+    terms = {i: passage_terms(docs[i].page_content) for i in members}
+    best = sorted(members, key=lambda i: -focus[i])[: params.feedback_passages]
+    added = expansion_terms(
+        set(question_terms(question)),
+        [terms[i] for i in best],
+        [terms[i] for i in members],
+        params.feedback_terms,
+        {_term(w) for w in (*LEXICAL_STOPWORDS, *_ENGLISH_FILLER)},
+    )
+    if not added:
+        return focus
+    again = focus_scores(
+        question,
+        [docs[i].page_content for i in members],
+        params,
+        [leads[i] for i in members],
+        None,
+        [identities[i] for i in members] if identities is not None else None,
+        dict.fromkeys(added, params.feedback_weight),
+    )
+    out = list(focus)
+    for i, score in zip(members, again, strict=True):
+        out[i] = score
     return out
+
+
+def _by_sentences(
+    chosen: list[int],
+    docs: Sequence[Document],
+    finals: Sequence[float],
+    params: FocusParams,
+    sentence_similarities: SentenceSimilarities,
+) -> list[int]:
+    """``chosen`` (the passage at each place) with each file's passages among the first
+    ``params.sentence_top`` places re-ordered by ``(1 - share) * final + share * best
+    sentence cosine``; a file keeps its places, and a file with one passage there is not
+    asked about (nothing to re-order)."""
+    head = chosen[: params.sentence_top]
+    per_file: dict[str, list[int]] = {}
+    for i in head:
+        per_file.setdefault(file_key(docs[i]), []).append(i)
+    asked = [i for members in per_file.values() if len(members) > 1 for i in members]
+    if not asked:
+        return chosen
+    cosines = dict(zip(asked, sentence_similarities([docs[i] for i in asked]), strict=True))
+    share = params.sentence_share
+    blended = dict.fromkeys(asked, 0.0)
+    for i in asked:
+        cosine = cosines[i]
+        blended[i] = finals[i] if cosine is None else (1.0 - share) * finals[i] + share * cosine
+    ranked = {
+        key: sorted(members, key=lambda i: -blended[i])
+        for key, members in per_file.items()
+        if len(members) > 1
+    }
+    taken: dict[str, int] = {}
+    out = []
+    for i in head:
+        key = file_key(docs[i])
+        if key not in ranked:
+            out.append(i)
+            continue
+        out.append(ranked[key][taken.get(key, 0)])
+        taken[key] = taken.get(key, 0) + 1
+    return out + chosen[params.sentence_top :]
 
 
 def file_key(doc: Document) -> str:
