@@ -124,13 +124,6 @@ def settings_to_try(grid: bool, pool: int) -> list[Setting]:
             )
             for share, top in ((0.2, 5), (0.35, 5), (0.5, 5), (0.35, 8))
         ),
-        *(
-            Setting(
-                f"focus + feedback {terms} terms x {weight}",
-                FocusParams(feedback_terms=terms, feedback_weight=weight),
-            )
-            for terms, weight in ((5, 0.3), (10, 0.3), (10, 0.6))
-        ),
     ]
     if not grid:
         return chosen

@@ -1,4 +1,4 @@
-"""The focus by best sentence (packaged MiniLM) and relevance feedback inside the first file."""
+"""The focus by each passage's best sentence, embedded with the packaged MiniLM."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from klea_utils.stores._retrieval.focus_feedback import expansion_terms
 from klea_utils.stores._retrieval.passage_focus import FocusParams, focus_rerank
 from klea_utils.stores._retrieval.sentence_focus import (
     MAX_SENTENCES,
@@ -119,28 +118,7 @@ def test_one_passage_files_never_move_and_are_not_embedded(scores: list[float]) 
     assert asked == []
 
 
-@given(
-    st.lists(st.lists(st.sampled_from(["aquif", "level", "neg", "valu", "4", "zero"])), max_size=4),
-    st.integers(0, 4),
-)
-def test_feedback_never_picks_asked_words_numbers_or_more_than_asked(
-    feedback: list[list[str]], count: int
-) -> None:
-    picked = expansion_terms({"level", "zero"}, feedback, feedback, count, {"neg"})
-    assert len(picked) <= count
-    assert not {"level", "zero", "neg", "4"} & set(picked)
-    assert picked == expansion_terms({"level", "zero"}, feedback, feedback, count, {"neg"})
-
-
-def test_feedback_prefers_words_rare_in_the_files_pool() -> None:
-    feedback = [["aquif", "convent"], ["aquif", "instrum", "convent"]]
-    pool = [*feedback, *[["aquif", "level"]] * 4]  # every passage of the file says "aquif"
-    assert expansion_terms({"level"}, feedback, pool, 2) == ["convent", "instrum"]
-
-
-def test_feedback_settings_are_checked() -> None:
-    with pytest.raises(ValueError, match="feedback_terms"):
-        FocusParams(feedback_terms=-1)
+def test_sentence_settings_are_checked() -> None:
     with pytest.raises(ValueError, match="sentence_share"):
         FocusParams(sentence_share=1.5)
     with pytest.raises(ValueError, match="sentence_top"):

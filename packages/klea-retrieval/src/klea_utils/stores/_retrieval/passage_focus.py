@@ -48,13 +48,12 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
 from klea_utils.stores._retrieval.answer_kind import asked_kind, holds_kind
-from klea_utils.stores._retrieval.focus_feedback import expansion_terms
 from klea_utils.stores._retrieval.query_words import LEXICAL_STOPWORDS
 from klea_utils.stores.text import normalize_text
 from langchain_core.documents import Document
@@ -159,11 +158,6 @@ class FocusParams:
             files, and it multiplies a question's latency (see the retrieval-quality
             benchmarks, issue 35).
         sentence_top: The places whose passages ``sentence_share`` re-orders.
-        feedback_terms: Terms added to the question by pseudo-relevance feedback inside
-            the fused first file (:mod:`~klea_utils.stores._retrieval.focus_feedback`),
-            whose passages are then focused again (0, the default: off).
-        feedback_passages: The file's best focused passages the terms are read from.
-        feedback_weight: Scale of an added term's weight against a question word's.
     """
 
     pool: int = 20
@@ -181,16 +175,11 @@ class FocusParams:
     reference_lists_back: bool = True
     sentence_share: float = 0.0
     sentence_top: int = 5
-    feedback_terms: int = 0
-    feedback_passages: int = 2
-    feedback_weight: float = 0.3
 
     def __post_init__(self) -> None:
-        for name in ("pool", "window", "phrase_gap", "sentence_top", "feedback_passages"):
+        for name in ("pool", "window", "phrase_gap", "sentence_top"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
-        if self.feedback_terms < 0:
-            raise ValueError(f"feedback_terms must be >= 0, got {self.feedback_terms!r}")
         for name in (
             "weight",
             "window_share",
@@ -199,7 +188,6 @@ class FocusParams:
             "phrase_share",
             "answer_share",
             "sentence_share",
-            "feedback_weight",
         ):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
@@ -284,21 +272,16 @@ def focus_scores(
     lead_words: Sequence[int] | None = None,
     groups: Sequence[str] | None = None,
     identities: Sequence[frozenset[str]] | None = None,
-    expansion: Mapping[str, float] | None = None,
 ) -> list[float]:
     """Each text's focus in ``[0, 1]`` for ``question`` (all 0 when it has no content word).
 
     ``lead_words`` (one per text) is how many of a text's first words are its heading
     chain: they count for the words the passage covers, not for its best window (the
     title that opens every chunk of a paper says nothing about where in it the answer is).
-    ``expansion`` maps terms added to the question's (relevance feedback) to the scale of
-    their weight.
     """
-    asked = question_terms(question)
-    if not asked or not texts:
+    terms = question_terms(question)
+    if not terms or not texts:
         return [0.0] * len(texts)
-    scale = {t: f for t, f in (expansion or {}).items() if t not in asked}
-    terms = [*asked, *scale]
     wanted = set(terms)
     found = [[(i, t) for i, t in enumerate(passage_terms(text)) if t in wanted] for text in texts]
     held = [{term for _, term in hits} for hits in found]
@@ -310,9 +293,7 @@ def focus_scores(
     for key, inside in members.items():
         holders = {t: sum(t in held[i] for i in inside) for t in terms}
         n = len(inside)
-        group_weights[key] = {
-            t: math.log(1.0 + (n + 1.0) / (holders[t] + 0.5)) * scale.get(t, 1.0) for t in terms
-        }
+        group_weights[key] = {t: math.log(1.0 + (n + 1.0) / (holders[t] + 0.5)) for t in terms}
     leads = lead_words if lead_words is not None else [0] * len(texts)
     names = identities if identities is not None else [frozenset()] * len(texts)
     pairs = question_pairs(question) if params.phrase_share else []
@@ -476,8 +457,6 @@ def focus_rerank(
     texts = [d.page_content for d in docs]
     leads = [heading_words(d) for d in docs]
     focus = focus_scores(question, texts, params, leads, groups, identities)
-    if params.feedback_terms:
-        focus = _with_feedback(question, docs, focus, params, leads, identities)
     if sims is not None:
         focus = blend_similarities(focus, sims, params.vector_share)
     finals = [
@@ -501,47 +480,6 @@ def focus_rerank(
     if sentence_similarities is not None and params.sentence_share > 0:
         chosen = _by_sentences(chosen, docs, finals, params, sentence_similarities)
     return [(docs[i], score / top) for i, (_, score) in zip(chosen, merged, strict=True)]
-
-
-def _with_feedback(
-    question: str,
-    docs: Sequence[Document],
-    focus: list[float],
-    params: FocusParams,
-    leads: Sequence[int],
-    identities: Sequence[frozenset[str]] | None,
-) -> list[float]:
-    """``focus`` with the passages of the fused first file scored again, the question
-    expanded by the terms that stand out in that file's best focused passages
-    (:mod:`~klea_utils.stores._retrieval.focus_feedback`)."""
-    first = file_key(docs[0])
-    members = [i for i, d in enumerate(docs) if file_key(d) == first]
-    if len(members) <= params.feedback_passages:
-        return focus
-    terms = {i: passage_terms(docs[i].page_content) for i in members}
-    best = sorted(members, key=lambda i: -focus[i])[: params.feedback_passages]
-    added = expansion_terms(
-        set(question_terms(question)),
-        [terms[i] for i in best],
-        [terms[i] for i in members],
-        params.feedback_terms,
-        {_term(w) for w in (*LEXICAL_STOPWORDS, *_ENGLISH_FILLER)},
-    )
-    if not added:
-        return focus
-    again = focus_scores(
-        question,
-        [docs[i].page_content for i in members],
-        params,
-        [leads[i] for i in members],
-        None,
-        [identities[i] for i in members] if identities is not None else None,
-        dict.fromkeys(added, params.feedback_weight),
-    )
-    out = list(focus)
-    for i, score in zip(members, again, strict=True):
-        out[i] = score
-    return out
 
 
 def _by_sentences(
