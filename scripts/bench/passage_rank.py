@@ -122,7 +122,7 @@ def settings_to_try(grid: bool, pool: int) -> list[Setting]:
                 f"focus + best sentence {share} top {top}",
                 FocusParams(sentence_share=share, sentence_top=top),
             )
-            for share, top in ((0.2, 5), (0.35, 5), (0.5, 5), (0.35, 8))
+            for share, top in ((0.2, 5), (0.35, 5), (0.5, 5), (0.35, 8), (0.35, 3))
         ),
     ]
     if not grid:
