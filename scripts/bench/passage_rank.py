@@ -108,6 +108,15 @@ def settings_to_try(grid: bool, pool: int) -> list[Setting]:
     chosen = [
         Setting("baseline", None),
         Setting("focus (defaults)", FocusParams()),
+        Setting("focus, legs' agreed places kept", FocusParams(agreed_places=True)),
+        *(Setting(f"focus, legs' lift {lift}", FocusParams(legs_lift=lift)) for lift in (1, 2, 3)),
+        *(
+            Setting(
+                f"focus, legs' agreed places kept, lift {lift}",
+                FocusParams(agreed_places=True, legs_lift=lift),
+            )
+            for lift in (2, 3)
+        ),
         Setting(
             "focus without pairs, scope clause or answer kind",
             FocusParams(phrase_share=0.0, scope_clause=False, answer_share=0.0),
@@ -117,6 +126,13 @@ def settings_to_try(grid: bool, pool: int) -> list[Setting]:
         Setting("focus without scope clause", FocusParams(scope_clause=False)),
         Setting("focus, document-naming words in full", FocusParams(identity_weight=1.0)),
         Setting("focus + stored vectors 0.35", FocusParams(vector_share=0.35)),
+        *(
+            Setting(
+                f"focus + best sentence {share} top {top}",
+                FocusParams(sentence_share=share, sentence_top=top),
+            )
+            for share, top in ((0.2, 5), (0.35, 5), (0.5, 5), (0.35, 8), (0.35, 3))
+        ),
     ]
     if not grid:
         return chosen
@@ -139,6 +155,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--pool", type=int, default=30)
     parser.add_argument("--grid", action="store_true", help="try a grid of settings")
     parser.add_argument("--misses", action="store_true", help="print the misses at 3")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="replay only the settings whose name holds TEXT (repeatable)",
+    )
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
@@ -151,6 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     systems = {"fused": None, "vector": "vector store", "bm25": "BM25"}
     rows: dict[str, dict[str, Any]] = {}
     for setting in settings_to_try(args.grid, args.pool):
+        if args.only and not any(text in setting.name for text in args.only):
+            continue
         row: dict[str, Any] = {}
         clock = [0.0, 0.0]
         for system, prefix in systems.items():

@@ -288,3 +288,51 @@ def test_neighbour_sources_are_built_once_per_loaded_store(pipeline, monkeypatch
     store.loaded_object = pipeline.bm25._instantiate_store(store)  # a reload's new store
     pipeline.retrieve("neuro", "neurons")
     assert built == ["neuro", "neuro"]
+
+
+class CountingEmbeddings(Embeddings):
+    """The session's embeddings, keeping the documents they are asked to embed."""
+
+    def __init__(self, inner: Embeddings) -> None:
+        self.inner = inner
+        self.documents: list[str] = []
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.documents.extend(texts)
+        return self.inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.inner.embed_query(text)
+
+
+def test_best_sentence_option_embeds_a_files_top_passages_once_and_keeps_file_places(
+    config, fake_embeddings
+):
+    from klea_utils.stores._retrieval.passage_focus import FocusParams
+
+    counting = CountingEmbeddings(fake_embeddings)
+    plain = KleaPipeline(config.model_copy(deep=True), embedding_model=fake_embeddings, k=3)
+    by_sentence = KleaPipeline(
+        config.model_copy(deep=True),
+        embedding_model=counting,
+        k=3,
+        focus=FocusParams(sentence_share=1.0),
+    )
+    query = "Golgi cells granule inhibitory network of spiking neuron models"
+    try:
+        before = plain.retrieve("neuro", query, context="off").hits
+        after = by_sentence.retrieve("neuro", query, context="off").hits
+        files = [d.metadata["file_name"] for d, _ in after]
+        assert files == [d.metadata["file_name"] for d, _ in before]
+        assert files.count("sinha2021.pdf") == 2
+        # the two passages of the file holding two of the top places, sentence by sentence
+        assert sorted(counting.documents) == sorted(
+            d.page_content for d, _ in after if d.metadata["file_name"] == "sinha2021.pdf"
+        )
+        by_sentence.retrieve("neuro", query, context="off")
+        assert len(counting.documents) == 2  # embedded once
+        by_sentence.retrieve("keywords", query, context="off")
+        assert len(counting.documents) == 2  # BM25 alone reads words only
+    finally:
+        plain.close()
+        by_sentence.close()

@@ -57,10 +57,18 @@ from klea_utils.stores._retrieval.fusion import (
     votes_for,
     with_top_k_votes,
 )
-from klea_utils.stores._retrieval.passage_focus import FocusParams, focus_rerank
+from klea_utils.stores._retrieval.leg_agreement import leg_places
+from klea_utils.stores._retrieval.passage_focus import (
+    FocusParams,
+    SentenceSimilarities,
+    file_key,
+    focus_rerank,
+    place_question,
+)
 from klea_utils.stores._retrieval.pool_similarity import pool_similarities
 from klea_utils.stores._retrieval.question_script import embedder_reads_question
 from klea_utils.stores._retrieval.reference_lists import settle_reference_lists
+from klea_utils.stores._retrieval.sentence_focus import SentenceVectors
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.filters import validate_metadata_filter
 from klea_utils.stores.retrieval.base import BaseKleaRetriever
@@ -214,6 +222,7 @@ class KleaPipeline:
         self._rerank_spec = rerank
         self._reranker: Any | None = None if isinstance(rerank, str) else rerank
         self._rerank_lock = threading.Lock()
+        self._sentences: SentenceVectors | None = None
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=8, thread_name_prefix="klea-pipeline"
         )
@@ -402,7 +411,19 @@ class KleaPipeline:
         answered = any(label.startswith(self.vector.source_label) for label, _ in sets)
         if domain is not None and self.focus.vector_share > 0 and merged and answered:
             similarities = self._pool_similarities(domain, query, [d for d, _ in merged])
-        focused = focus_rerank(query, merged, self.focus, similarities)
+        sentences = None
+        if domain is not None and self.focus.sentence_share > 0 and merged and answered:
+            sentences = self._sentence_similarities(domain, query)
+        agreed = None
+        if self.focus.within_files and (
+            self.focus.agreed_places or self.focus.legs_lift is not None
+        ):
+            agreed = leg_places(
+                [(self._leg_of(label), [d for d, _ in hits]) for label, hits in sets],
+                document_key,
+                file_key,
+            )
+        focused = focus_rerank(query, merged, self.focus, similarities, sentences, agreed)
         if self.focus.reference_lists_back:
             focused = settle_reference_lists(query, focused)
         return focused[: len(shallow)]
@@ -430,6 +451,13 @@ class KleaPipeline:
         if not any(hits for (_, hits), _ in kept):
             return sets, depths
         return [named for named, _ in kept], [depth for _, depth in kept]
+
+    def _leg_of(self, label: str) -> str:
+        """The leg a list labelled ``label`` came from (a list of no known leg: its own)."""
+        for leg in (self.vector.source_label, self.bm25.source_label):
+            if _of_leg(label, leg):
+                return leg
+        return label
 
     def _merge(
         self, sets: list[tuple[str, list[tuple[Document, float]]]], domain: str | None = None
@@ -482,6 +510,32 @@ class KleaPipeline:
             self.logger.warning("question not embedded for passage re-scoring: %s", exc)
             return None
         return pool_similarities(query_vector, docs, stores)
+
+    def _sentence_similarities(self, domain: str, query: str) -> SentenceSimilarities | None:
+        """Best sentence cosines to ``query`` for the focus (embedded with the domain's
+        vector stores' embedder, each passage once per process); ``None`` without a loaded
+        vector store or when the question cannot be embedded (logged)."""
+        if not any(s.loaded_object is not None for s in self.config.domains[domain].vector_stores):
+            return None
+        try:
+            # a leading clause that names the document says nothing about the place in it
+            query_vector = self.vector.query_vector(place_question(query))
+            with self._rerank_lock:
+                if self._sentences is None:
+                    self._sentences = SentenceVectors(self.vector._query_embeddings())
+                sentences = self._sentences
+        except Exception as exc:  # the vector leg has named this failure already
+            self.logger.warning("question not embedded for sentence re-scoring: %s", exc)
+            return None
+
+        def best(docs: Sequence[Document]) -> list[float | None]:
+            try:
+                return sentences.best_similarities(query_vector, docs)
+            except Exception as exc:  # the focus then reads the passages as they were
+                self.logger.warning("sentences not embedded for re-scoring: %s", exc)
+                return [None] * len(docs)
+
+        return best
 
     def _neighbour_sources(self, domain: str) -> list[NeighbourSource]:
         """The loaded stores of ``domain`` that can look chunks up, in-memory ones first.

@@ -48,12 +48,14 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
 from klea_utils.stores._retrieval.answer_kind import asked_kind, holds_kind
+from klea_utils.stores._retrieval.fusion import document_key
+from klea_utils.stores._retrieval.leg_agreement import LegPlaces, order_within_legs
 from klea_utils.stores._retrieval.query_words import LEXICAL_STOPWORDS
 from klea_utils.stores.text import normalize_text
 from langchain_core.documents import Document
@@ -61,6 +63,7 @@ from sci_etl_core.search.stemming import porter_stem
 
 __all__ = [
     "FocusParams",
+    "SentenceSimilarities",
     "blend_similarities",
     "file_key",
     "focus_rerank",
@@ -68,6 +71,7 @@ __all__ = [
     "heading_words",
     "identity_terms",
     "passage_terms",
+    "place_question",
     "question_pairs",
     "question_terms",
     "scope_terms",
@@ -144,6 +148,31 @@ class FocusParams:
             behind the other files; a question that names the list gets them first in
             their file (:mod:`~klea_utils.stores._retrieval.reference_lists`). ``False``
             leaves them where the focus put them.
+        sentence_share: Share of each passage's best sentence cosine to the question in
+            the order of the first ``sentence_top`` places (0, the default: off). The
+            passages there of a file holding two or more of them are cut into sentences,
+            embedded with the domain's vector embedder (each passage once per pipeline,
+            :mod:`~klea_utils.stores._retrieval.sentence_focus`) and compared with the
+            question less a leading clause that names the document; they are re-ordered
+            by ``(1 - share) * score + share * cosine``, and every file keeps its places.
+            Only when a vector store of the domain answered. Off by default: with the
+            packaged MiniLM it lifted the development papers and cost the real-world
+            files, and it multiplies a question's latency (see the retrieval-quality
+            benchmarks, issue 35).
+        sentence_top: The places whose passages ``sentence_share`` re-orders.
+        agreed_places: Keep the places the legs agree on (off by default): a passage
+            that every list, of two legs or more, ranks among the first ``p`` passages
+            of its file ends no lower than ``p``-th in its file, so the focus reorders
+            only within the spread the legs leave open
+            (:mod:`~klea_utils.stores._retrieval.leg_agreement`). Only with
+            ``within_files`` and the legs' lists. Off by default: the legs agree as
+            often on a passage that restates the question (an abstract, a section's
+            lead) as on the answer; it lifted the development papers by one answer at 3
+            and cost the real-world files three at 1 (issue 35, ninth round).
+        legs_lift: How many places above the best place any list gives it in its file
+            the focus may lift a passage (``None``, the default: no limit; two legs or
+            more, as ``agreed_places``). Measured at 1 to 3: it cost the real-world
+            files three to seven answers at 1.
     """
 
     pool: int = 20
@@ -159,13 +188,17 @@ class FocusParams:
     scope_clause: bool = True
     answer_share: float = 0.2
     reference_lists_back: bool = True
+    sentence_share: float = 0.0
+    sentence_top: int = 5
+    agreed_places: bool = False
+    legs_lift: int | None = None
 
     def __post_init__(self) -> None:
-        if self.pool < 1 or self.window < 1 or self.phrase_gap < 1:
-            raise ValueError(
-                "pool, window and phrase_gap must be >= 1, "
-                f"got {self.pool}, {self.window}, {self.phrase_gap}"
-            )
+        for name in ("pool", "window", "phrase_gap", "sentence_top"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
+        if self.legs_lift is not None and self.legs_lift < 0:
+            raise ValueError(f"legs_lift must be >= 0 or None, got {self.legs_lift!r}")
         for name in (
             "weight",
             "window_share",
@@ -173,6 +206,7 @@ class FocusParams:
             "identity_weight",
             "phrase_share",
             "answer_share",
+            "sentence_share",
         ):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
@@ -358,6 +392,13 @@ def scope_terms(question: str) -> frozenset[str]:
     return frozenset(t for t in question_terms(match.group(1)) if t not in rest)
 
 
+def place_question(question: str) -> str:
+    """``question`` less a leading clause that names where to look ("In the X report, what
+    ..." -> "what ..."): what it asks about the place inside the document."""
+    match = _SCOPE_CLAUSE.match(normalize_text(question))
+    return match.group(2).strip() if match is not None else question
+
+
 def _names(value: object) -> list[str]:
     """The author names of a ``authors`` metadata value (a list; a lone name as text)."""
     if isinstance(value, list):
@@ -394,18 +435,31 @@ def blend_similarities(
     ]
 
 
+SentenceSimilarities = Callable[[Sequence[Document]], Sequence[float | None]]
+"""Each passage's best sentence cosine to the question (``None``: unknown); see
+:mod:`~klea_utils.stores._retrieval.sentence_focus`."""
+
+
 def focus_rerank(
     question: str,
     merged: Sequence[tuple[Document, float]],
     params: FocusParams | None = None,
     similarities: Sequence[float | None] | None = None,
+    sentence_similarities: SentenceSimilarities | None = None,
+    agreed: Mapping[str, LegPlaces] | None = None,
 ) -> list[tuple[Document, float]]:
     """``merged`` (fused ``(document, score)`` pairs) re-scored by focus, best first.
 
     ``similarities``: each pair's stored-vector cosine to the question (``None`` where
     unknown), in the order of ``merged``; blended into the focus by
-    ``params.vector_share``. Ties keep the fused order. With ``params.weight`` 0 the
-    order is the fused one and the scores are scaled fused scores.
+    ``params.vector_share``. ``sentence_similarities``: asked for the passages at the
+    first ``params.sentence_top`` places (those of a file holding two or more of them),
+    blended by ``params.sentence_share`` (see :func:`_by_sentences`). ``agreed``: the
+    places in their file that the legs agree on, by ``document_key`` (see
+    :func:`~klea_utils.stores._retrieval.leg_agreement.agreed_places`), kept when
+    ``params.agreed_places``. Ties keep the fused
+    order. With ``params.weight`` 0 the order is the fused one and the scores are scaled
+    fused scores.
     """
     params = params or FocusParams()
     if not merged:
@@ -423,14 +477,9 @@ def focus_rerank(
     if identities is not None and params.scope_clause:
         scope = scope_terms(question)
         identities = [names | scope for names in identities]
-    focus = focus_scores(
-        question,
-        [d.page_content for d in docs],
-        params,
-        [heading_words(d) for d in docs],
-        groups,
-        identities,
-    )
+    texts = [d.page_content for d in docs]
+    leads = [heading_words(d) for d in docs]
+    focus = focus_scores(question, texts, params, leads, groups, identities)
     if sims is not None:
         focus = blend_similarities(focus, sims, params.vector_share)
     finals = [
@@ -445,14 +494,62 @@ def focus_rerank(
     best_first: dict[str, list[int]] = {}
     for i in order:
         best_first.setdefault(file_key(docs[i]), []).append(i)
+    if agreed and (params.agreed_places or params.legs_lift is not None):
+        bounds = {i: agreed[k] for i, k in enumerate(map(document_key, docs)) if k in agreed}
+        best_first = {
+            f: order_within_legs(ids, bounds, params.agreed_places, params.legs_lift)
+            for f, ids in best_first.items()
+        }
     placed: dict[str, int] = {}
-    out: list[tuple[Document, float]] = []
-    for doc, score in merged:
+    chosen: list[int] = []
+    for doc in docs:
         key = file_key(doc)
-        chosen = best_first[key][placed.get(key, 0)]
+        chosen.append(best_first[key][placed.get(key, 0)])
         placed[key] = placed.get(key, 0) + 1
-        out.append((docs[chosen], score / top))
-    return out
+    if sentence_similarities is not None and params.sentence_share > 0:
+        chosen = _by_sentences(chosen, docs, finals, params, sentence_similarities)
+    return [(docs[i], score / top) for i, (_, score) in zip(chosen, merged, strict=True)]
+
+
+def _by_sentences(
+    chosen: list[int],
+    docs: Sequence[Document],
+    finals: Sequence[float],
+    params: FocusParams,
+    sentence_similarities: SentenceSimilarities,
+) -> list[int]:
+    """``chosen`` (the passage at each place) with each file's passages among the first
+    ``params.sentence_top`` places re-ordered by ``(1 - share) * final + share * best
+    sentence cosine``; a file keeps its places, and a file with one passage there is not
+    asked about (nothing to re-order)."""
+    head = chosen[: params.sentence_top]
+    per_file: dict[str, list[int]] = {}
+    for i in head:
+        per_file.setdefault(file_key(docs[i]), []).append(i)
+    asked = [i for members in per_file.values() if len(members) > 1 for i in members]
+    if not asked:
+        return chosen
+    cosines = dict(zip(asked, sentence_similarities([docs[i] for i in asked]), strict=True))
+    share = params.sentence_share
+    blended = dict.fromkeys(asked, 0.0)
+    for i in asked:
+        cosine = cosines[i]
+        blended[i] = finals[i] if cosine is None else (1.0 - share) * finals[i] + share * cosine
+    ranked = {
+        key: sorted(members, key=lambda i: -blended[i])
+        for key, members in per_file.items()
+        if len(members) > 1
+    }
+    taken: dict[str, int] = {}
+    out = []
+    for i in head:
+        key = file_key(docs[i])
+        if key not in ranked:
+            out.append(i)
+            continue
+        out.append(ranked[key][taken.get(key, 0)])
+        taken[key] = taken.get(key, 0) + 1
+    return out + chosen[params.sentence_top :]
 
 
 def file_key(doc: Document) -> str:
