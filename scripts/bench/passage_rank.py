@@ -108,15 +108,6 @@ def settings_to_try(grid: bool, pool: int) -> list[Setting]:
     chosen = [
         Setting("baseline", None),
         Setting("focus (defaults)", FocusParams()),
-        Setting("focus, legs' agreed places kept", FocusParams(agreed_places=True)),
-        *(Setting(f"focus, legs' lift {lift}", FocusParams(legs_lift=lift)) for lift in (1, 2, 3)),
-        *(
-            Setting(
-                f"focus, legs' agreed places kept, lift {lift}",
-                FocusParams(agreed_places=True, legs_lift=lift),
-            )
-            for lift in (2, 3)
-        ),
         Setting(
             "focus without pairs, scope clause or answer kind",
             FocusParams(phrase_share=0.0, scope_clause=False, answer_share=0.0),

@@ -57,11 +57,9 @@ from klea_utils.stores._retrieval.fusion import (
     votes_for,
     with_top_k_votes,
 )
-from klea_utils.stores._retrieval.leg_agreement import leg_places
 from klea_utils.stores._retrieval.passage_focus import (
     FocusParams,
     SentenceSimilarities,
-    file_key,
     focus_rerank,
     place_question,
 )
@@ -414,16 +412,7 @@ class KleaPipeline:
         sentences = None
         if domain is not None and self.focus.sentence_share > 0 and merged and answered:
             sentences = self._sentence_similarities(domain, query)
-        agreed = None
-        if self.focus.within_files and (
-            self.focus.agreed_places or self.focus.legs_lift is not None
-        ):
-            agreed = leg_places(
-                [(self._leg_of(label), [d for d, _ in hits]) for label, hits in sets],
-                document_key,
-                file_key,
-            )
-        focused = focus_rerank(query, merged, self.focus, similarities, sentences, agreed)
+        focused = focus_rerank(query, merged, self.focus, similarities, sentences)
         if self.focus.reference_lists_back:
             focused = settle_reference_lists(query, focused)
         return focused[: len(shallow)]
@@ -451,13 +440,6 @@ class KleaPipeline:
         if not any(hits for (_, hits), _ in kept):
             return sets, depths
         return [named for named, _ in kept], [depth for _, depth in kept]
-
-    def _leg_of(self, label: str) -> str:
-        """The leg a list labelled ``label`` came from (a list of no known leg: its own)."""
-        for leg in (self.vector.source_label, self.bm25.source_label):
-            if _of_leg(label, leg):
-                return leg
-        return label
 
     def _merge(
         self, sets: list[tuple[str, list[tuple[Document, float]]]], domain: str | None = None

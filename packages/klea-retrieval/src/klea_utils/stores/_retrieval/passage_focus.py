@@ -48,14 +48,12 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
 from klea_utils.stores._retrieval.answer_kind import asked_kind, holds_kind
-from klea_utils.stores._retrieval.fusion import document_key
-from klea_utils.stores._retrieval.leg_agreement import LegPlaces, order_within_legs
 from klea_utils.stores._retrieval.query_words import LEXICAL_STOPWORDS
 from klea_utils.stores.text import normalize_text
 from langchain_core.documents import Document
@@ -160,19 +158,6 @@ class FocusParams:
             files, and it multiplies a question's latency (see the retrieval-quality
             benchmarks, issue 35).
         sentence_top: The places whose passages ``sentence_share`` re-orders.
-        agreed_places: Keep the places the legs agree on (off by default): a passage
-            that every list, of two legs or more, ranks among the first ``p`` passages
-            of its file ends no lower than ``p``-th in its file, so the focus reorders
-            only within the spread the legs leave open
-            (:mod:`~klea_utils.stores._retrieval.leg_agreement`). Only with
-            ``within_files`` and the legs' lists. Off by default: the legs agree as
-            often on a passage that restates the question (an abstract, a section's
-            lead) as on the answer; it lifted the development papers by one answer at 3
-            and cost the real-world files three at 1 (issue 35, ninth round).
-        legs_lift: How many places above the best place any list gives it in its file
-            the focus may lift a passage (``None``, the default: no limit; two legs or
-            more, as ``agreed_places``). Measured at 1 to 3: it cost the real-world
-            files three to seven answers at 1.
     """
 
     pool: int = 20
@@ -190,15 +175,11 @@ class FocusParams:
     reference_lists_back: bool = True
     sentence_share: float = 0.0
     sentence_top: int = 5
-    agreed_places: bool = False
-    legs_lift: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("pool", "window", "phrase_gap", "sentence_top"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)!r}")
-        if self.legs_lift is not None and self.legs_lift < 0:
-            raise ValueError(f"legs_lift must be >= 0 or None, got {self.legs_lift!r}")
         for name in (
             "weight",
             "window_share",
@@ -446,7 +427,6 @@ def focus_rerank(
     params: FocusParams | None = None,
     similarities: Sequence[float | None] | None = None,
     sentence_similarities: SentenceSimilarities | None = None,
-    agreed: Mapping[str, LegPlaces] | None = None,
 ) -> list[tuple[Document, float]]:
     """``merged`` (fused ``(document, score)`` pairs) re-scored by focus, best first.
 
@@ -454,10 +434,7 @@ def focus_rerank(
     unknown), in the order of ``merged``; blended into the focus by
     ``params.vector_share``. ``sentence_similarities``: asked for the passages at the
     first ``params.sentence_top`` places (those of a file holding two or more of them),
-    blended by ``params.sentence_share`` (see :func:`_by_sentences`). ``agreed``: the
-    places in their file that the legs agree on, by ``document_key`` (see
-    :func:`~klea_utils.stores._retrieval.leg_agreement.agreed_places`), kept when
-    ``params.agreed_places``. Ties keep the fused
+    blended by ``params.sentence_share`` (see :func:`_by_sentences`). Ties keep the fused
     order. With ``params.weight`` 0 the order is the fused one and the scores are scaled
     fused scores.
     """
@@ -494,12 +471,6 @@ def focus_rerank(
     best_first: dict[str, list[int]] = {}
     for i in order:
         best_first.setdefault(file_key(docs[i]), []).append(i)
-    if agreed and (params.agreed_places or params.legs_lift is not None):
-        bounds = {i: agreed[k] for i, k in enumerate(map(document_key, docs)) if k in agreed}
-        best_first = {
-            f: order_within_legs(ids, bounds, params.agreed_places, params.legs_lift)
-            for f, ids in best_first.items()
-        }
     placed: dict[str, int] = {}
     chosen: list[int] = []
     for doc in docs:
