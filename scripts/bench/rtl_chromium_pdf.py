@@ -27,17 +27,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from udhr_persian_pdf import blocks
+
 STYLE = 'body{font-family:"DejaVu Sans";font-size:12pt} h1{font-size:16pt} h2{font-size:13pt}'
-
-
-def blocks(page: str) -> list[tuple[str, str]]:
-    """``(tag, text)`` of the page's headings, paragraphs and list items, in order."""
-    body = page[page.index("<body>") :]
-    found = re.finditer(r"<(h1|h2|p|li)>(.*?)</\1>", body, re.S)
-    return [
-        (m.group(1), " ".join(html.unescape(re.sub("<[^>]+>", " ", m.group(2))).split()))
-        for m in found
-    ]
 
 
 def page_html(parts: list[tuple[str, str]], lang: str) -> str:

@@ -19,29 +19,15 @@ from typing import Any
 import pypdfium2 as pdfium
 import pytest
 from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
-from klea_utils.stores._ingest.pdf.page_renderer import PageRenderer
+from klea_utils.stores._ingest.pdf.page_renderer import RENDER_TIMEOUT_S, PageRenderer
 from klea_utils.stores._ingest.pdf.pdf_lines import page_lines
 from klea_utils.stores.ingest_exceptions import ConversionError
-from realpapers import WILD, needs_tesseract, needs_wild
+from realpapers import WILD, needs_tesseract, needs_wild, wild_page
 
 pytestmark = pytest.mark.timeout(300)
 
 _SUBSTITUTED = "camelot__birdisland.pdf"
 """A one-page sheet whose fonts are all substituted (not embedded)."""
-
-
-def _first_page(name: str, folder: Path) -> Path:
-    assert WILD is not None
-    src = pdfium.PdfDocument(str(WILD / name))
-    out = pdfium.PdfDocument.new()
-    try:
-        out.import_pages(src, [0])
-        path = folder / name
-        out.save(str(path))
-    finally:
-        out.close()
-        src.close()
-    return path
 
 
 def _read(path: Path) -> tuple[list[Any], list[Any]]:
@@ -69,7 +55,7 @@ def test_text_read_after_another_file_was_ocred_is_the_same(tmp_path: Path) -> N
     assert WILD is not None
     before = _read(WILD / _SUBSTITUTED)
     assert "GROUP 1.3 - 2.0" in "\n".join(text for text, *_ in before[0])
-    scan = _first_page("pdfplumber__malformed-from-issue-932.pdf", tmp_path)
+    scan = wild_page("pdfplumber__malformed-from-issue-932.pdf", 0, tmp_path)
     _, recovery = convert_pdf_offline(scan, do_ocr=True)
     assert recovery.ocr == [1]  # its page was rendered for tesseract
     assert _read(WILD / _SUBSTITUTED) == before
@@ -104,14 +90,16 @@ def test_a_killed_renderer_is_a_conversion_error_and_the_next_render_works() -> 
 def test_a_hung_renderer_times_out_on_the_page_and_is_replaced() -> None:
     assert WILD is not None
     path = WILD / _SUBSTITUTED
-    renderer = PageRenderer(timeout_s=1.0)
+    renderer = PageRenderer()  # the child's start-up is timed too: not under a loaded 1 s
     try:
         renderer.render(path, 0, 0.1)
         pid = renderer.pid
         assert pid is not None
+        renderer.timeout_s = 1.0
         os.kill(pid, signal.SIGSTOP)  # the child stops answering
         with pytest.raises(ConversionError, match=r"rendering page 1 took over 1 s"):
             renderer.render(path, 0, 0.1)
+        renderer.timeout_s = RENDER_TIMEOUT_S
         assert renderer.render(path, 0, 0.1).size[0] > 0
         assert renderer.pid != pid
     finally:

@@ -18,8 +18,10 @@ this module holds the plain helpers they and the tests call:
 from __future__ import annotations
 
 import hashlib
+import logging
 import uuid
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from langchain_core.documents import Document
@@ -123,3 +125,41 @@ def add_documents(store: Any, docs: Sequence[Document], ids: Sequence[str]) -> N
 def search_all(store: Any, native_filter: Any, k: int) -> list[Document]:
     """Run a filtered similarity search with ``k`` large enough to return every match."""
     return list(store.similarity_search("any query", k=k, filter=native_filter))
+
+
+def one_passage_library(
+    folder: Path,
+    texts: dict[str, str],
+    embeddings: Embeddings,
+    *,
+    collection: str = "papers",
+    embedding_model: str | None = None,
+) -> Any:
+    """A ``RetrieverConfig`` whose domain ``papers`` holds one passage per file of
+    ``texts`` (file name -> text, id ``name:0``) in all three legs' real stores: a Chroma
+    collection, a BM25 pickle and an ``fts5:`` index, written under ``folder``."""
+    from klea_utils.stores.config import RetrieverConfig
+    from klea_utils.stores.utils import instantiate_vector_store
+    from retrieval_support import write_corpus_pickle, write_fts5_index
+
+    docs = [
+        Document(id=f"{name}:0", page_content=text, metadata={"file_name": name})
+        for name, text in texts.items()
+    ]
+    log = logging.getLogger("one_passage_library")
+    store = instantiate_vector_store(
+        f"chroma:{folder / 'chroma'}", collection, embeddings, log, create=True
+    )
+    add_documents(store, docs, [d.id or "" for d in docs])
+    write_corpus_pickle(folder / "bm25.pkl", docs)
+    write_fts5_index(folder / "fts5.sqlite", docs)
+    domain: dict[str, Any] = {
+        "vector_stores": [{"name": collection, "path": f"chroma:{folder / 'chroma'}"}],
+        "bm25_stores": [
+            {"name": "bm25.pkl", "path": str(folder / "bm25.pkl")},
+            {"name": "fts5.sqlite", "path": f"fts5:{folder / 'fts5.sqlite'}"},
+        ],
+    }
+    if embedding_model is not None:
+        domain["embedding_model"] = embedding_model
+    return RetrieverConfig.model_validate({"domains": {"papers": domain}})

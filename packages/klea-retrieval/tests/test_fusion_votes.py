@@ -7,8 +7,6 @@ an auditing text only; the vector leg finds the one chunk that answers it, in ot
 
 from __future__ import annotations
 
-import logging
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -25,16 +23,13 @@ from klea_utils.stores.retrieve_cli import VOTES as CLI_VOTES
 from klea_utils.stores.utils import (
     RRF_K,
     SOURCE_SCORES_KEY,
-    instantiate_vector_store,
     rrf_merge,
     rrf_merge_legs,
 )
 from langchain_core.documents import Document
-from retrieval_backends import add_documents
-from retrieval_support import write_corpus_pickle, write_fts5_index
+from retrieval_backends import one_passage_library
 
 COLLECTION = "fusion_votes"
-LOG = logging.getLogger("test_fusion_votes")
 QUESTION = "what causes a heart attack"
 
 TEXTS = {
@@ -51,29 +46,7 @@ TEXTS = {
 @pytest.fixture(scope="module")
 def config(tmp_path_factory, minilm_embeddings) -> RetrieverConfig:
     folder = tmp_path_factory.mktemp("votes")
-    docs = [
-        Document(id=f"{name}:0", page_content=text, metadata={"file_name": name})
-        for name, text in TEXTS.items()
-    ]
-    store = instantiate_vector_store(
-        f"chroma:{folder / 'chroma'}", COLLECTION, minilm_embeddings, LOG, create=True
-    )
-    add_documents(store, docs, [d.id or "" for d in docs])
-    write_corpus_pickle(folder / "bm25.pkl", docs)
-    write_fts5_index(folder / "fts5.sqlite", docs)
-    return RetrieverConfig.model_validate(
-        {
-            "domains": {
-                "papers": {
-                    "vector_stores": [{"name": COLLECTION, "path": f"chroma:{folder / 'chroma'}"}],
-                    "bm25_stores": [
-                        {"name": "bm25.pkl", "path": str(folder / "bm25.pkl")},
-                        {"name": "fts5.sqlite", "path": f"fts5:{folder / 'fts5.sqlite'}"},
-                    ],
-                }
-            }
-        }
-    )
+    return one_passage_library(folder, TEXTS, minilm_embeddings, collection=COLLECTION)
 
 
 def fused_scores(config, minilm_embeddings, votes: str) -> dict[str, float]:

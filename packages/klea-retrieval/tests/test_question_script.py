@@ -9,7 +9,6 @@ asked the multiscript set's ``m04``, whose answer MiniLM's list outvoted.
 
 from __future__ import annotations
 
-import logging
 import unicodedata
 
 import pytest
@@ -24,13 +23,11 @@ from klea_utils.stores._retrieval.question_script import (
 from klea_utils.stores.config import RetrieverConfig
 from klea_utils.stores.packaged_minilm import packaged_minilm_path
 from klea_utils.stores.pipeline import KleaPipeline
-from klea_utils.stores.utils import SOURCE_SCORES_KEY, instantiate_vector_store
+from klea_utils.stores.utils import SOURCE_SCORES_KEY
 from langchain_core.documents import Document
-from retrieval_backends import add_documents
-from retrieval_support import write_corpus_pickle, write_fts5_index
+from retrieval_backends import one_passage_library
 
 MINILM = "huggingface:all-MiniLM-L6-v2"
-LOG = logging.getLogger("test_question_script")
 
 # Questions of scripts/bench/questions/multiscript.jsonl, typed as people type them.
 UNREAD = {
@@ -141,29 +138,8 @@ TEXTS = {
 @pytest.fixture(scope="module")
 def library(tmp_path_factory, minilm_embeddings) -> RetrieverConfig:
     folder = tmp_path_factory.mktemp("question_script")
-    docs = [
-        Document(id=f"{name}:0", page_content=text, metadata={"file_name": name})
-        for name, text in TEXTS.items()
-    ]
-    store = instantiate_vector_store(
-        f"chroma:{folder / 'chroma'}", "papers", minilm_embeddings, LOG, create=True
-    )
-    add_documents(store, docs, [d.id or "" for d in docs])
-    write_corpus_pickle(folder / "bm25.pkl", docs)
-    write_fts5_index(folder / "fts5.sqlite", docs)
-    return RetrieverConfig.model_validate(
-        {
-            "domains": {
-                "papers": {
-                    "vector_stores": [{"name": "papers", "path": f"chroma:{folder / 'chroma'}"}],
-                    "bm25_stores": [
-                        {"name": "bm25.pkl", "path": str(folder / "bm25.pkl")},
-                        {"name": "fts5.sqlite", "path": f"fts5:{folder / 'fts5.sqlite'}"},
-                    ],
-                    "embedding_model": MINILM,
-                }
-            }
-        }
+    return one_passage_library(
+        folder, TEXTS, minilm_embeddings, collection="papers", embedding_model=MINILM
     )
 
 
