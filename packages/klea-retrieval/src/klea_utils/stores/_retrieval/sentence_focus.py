@@ -25,9 +25,12 @@ import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from langchain_core.documents import Document
-from langchain_core.embeddings import Embeddings
+
+if TYPE_CHECKING:  # a keyword-only query never imports the embedding machinery
+    from langchain_core.embeddings import Embeddings
 
 __all__ = [
     "CACHE_PASSAGES",
