@@ -53,9 +53,10 @@ from klea_utils.stores._retrieval.embedding_defaults import DEFAULT_EMBEDDING_MO
 from klea_utils.stores._retrieval.fusion import (
     VOTES,
     document_key,
-    rrf_merge_legs,
+    merge_by_votes,
     votes_for,
     with_top_k_votes,
+    without_leg,
 )
 from klea_utils.stores._retrieval.passage_focus import (
     FocusParams,
@@ -77,7 +78,6 @@ from klea_utils.stores.utils import (
     cross_encoder_rerank,
     load_cross_encoder,
     rerank_by_recency,
-    rrf_merge,
 )
 from langchain_core.documents import Document
 
@@ -97,12 +97,6 @@ DEFAULT_FOCUS = FocusParams()
 
 def _same_objects(kept: Sequence[Any], current: Sequence[Any]) -> bool:
     return len(kept) == len(current) and all(map(operator.is_, kept, current))
-
-
-def _of_leg(label: str, leg: str) -> bool:
-    """Whether a list labelled ``label`` came from the leg ``leg`` (a manager labels its
-    lists ``leg``, or ``"<leg>: <store name>"`` when the domain has several stores)."""
-    return label == leg or label.startswith(f"{leg}: ")
 
 
 def _positive_int(value: object) -> bool:
@@ -392,8 +386,11 @@ class KleaPipeline:
         list (:mod:`~klea_utils.stores._retrieval.reference_lists`).
 
         With ``votes="auto"``, a question the domain's embedder cannot read leaves the
-        vector leg's lists out (:meth:`_counted_lists`)."""
-        sets, depths = self._counted_lists(query, sets, depths, domain)
+        vector leg's lists out when a lexical list found something
+        (:mod:`~klea_utils.stores._retrieval.question_script`: the packaged MiniLM asked
+        in Japanese, Arabic, Russian... ranks passages by a vector of single letters)."""
+        if self.votes == "auto" and not embedder_reads_question(self._embedder(domain), query):
+            sets, depths = without_leg(sets, depths, self.vector.source_label)
         if self.focus is None:
             return self._merge(sets, domain)
         top_k = [(label, hits[:n]) for (label, hits), n in zip(sets, depths, strict=True)]
@@ -417,48 +414,13 @@ class KleaPipeline:
             focused = settle_reference_lists(query, focused)
         return focused[: len(shallow)]
 
-    def _counted_lists(
-        self,
-        query: str,
-        sets: list[tuple[str, list[tuple[Document, float]]]],
-        depths: list[int],
-        domain: str | None,
-    ) -> tuple[list[tuple[str, list[tuple[Document, float]]]], list[int]]:
-        """The lists the fusion counts, with their depths: all of them, but with
-        ``votes="auto"`` not the vector leg's when the domain's embedder does not read the
-        question's script and another leg found something
-        (:mod:`~klea_utils.stores._retrieval.question_script`: the packaged MiniLM asked
-        in Japanese, Arabic, Russian...). Such a list ranks passages by a vector of single
-        letters (issue 37)."""
-        if self.votes != "auto" or embedder_reads_question(self._embedder(domain), query):
-            return sets, depths
-        kept = [
-            (named, depth)
-            for named, depth in zip(sets, depths, strict=True)
-            if not _of_leg(named[0], self.vector.source_label)
-        ]
-        if not any(hits for (_, hits), _ in kept):
-            return sets, depths
-        return [named for named, _ in kept], [depth for _, depth in kept]
-
     def _merge(
         self, sets: list[tuple[str, list[tuple[Document, float]]]], domain: str | None = None
     ) -> list[tuple[Document, float]]:
         """RRF of the stores' lists: one vote per leg, or per store (``votes``, ``auto``
         resolved for ``domain``'s embedder)."""
-        if self._votes(domain) == "stores":
-            return rrf_merge(sets)
-        names = (self.vector.source_label, self.bm25.source_label)
-        legs = [
-            (leg, [(label, hits) for label, hits in sets if _of_leg(label, leg)]) for leg in names
-        ]
-        # A list of no known leg (none today) keeps a vote of its own.
-        legs += [
-            (label, [(label, hits)])
-            for label, hits in sets
-            if not any(_of_leg(label, leg) for leg in names)
-        ]
-        return rrf_merge_legs(legs)
+        legs = (self.vector.source_label, self.bm25.source_label)
+        return merge_by_votes(sets, self._votes(domain), legs)
 
     def _votes(self, domain: str | None) -> str:
         """``legs`` or ``stores``: :attr:`votes` with ``auto`` resolved for ``domain``'s
@@ -509,15 +471,7 @@ class KleaPipeline:
         except Exception as exc:  # the vector leg has named this failure already
             self.logger.warning("question not embedded for sentence re-scoring: %s", exc)
             return None
-
-        def best(docs: Sequence[Document]) -> list[float | None]:
-            try:
-                return sentences.best_similarities(query_vector, docs)
-            except Exception as exc:  # the focus then reads the passages as they were
-                self.logger.warning("sentences not embedded for re-scoring: %s", exc)
-                return [None] * len(docs)
-
-        return best
+        return sentences.similarities_to(query_vector, self.logger)
 
     def _neighbour_sources(self, domain: str) -> list[NeighbourSource]:
         """The loaded stores of ``domain`` that can look chunks up, in-memory ones first.

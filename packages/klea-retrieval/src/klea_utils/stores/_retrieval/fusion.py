@@ -22,11 +22,14 @@ __all__ = [
     "SOURCE_SCORES_KEY",
     "VOTES",
     "document_key",
+    "merge_by_votes",
+    "of_leg",
     "reads_many_languages",
     "rrf_merge",
     "rrf_merge_legs",
     "votes_for",
     "with_top_k_votes",
+    "without_leg",
 ]
 
 RRF_K = 60
@@ -193,3 +196,43 @@ def with_top_k_votes(
     extra = {document_key(doc): score for doc, score in top_k}
     summed = [(doc, score + extra.get(document_key(doc), 0.0)) for doc, score in pool]
     return sorted(summed, key=lambda pair: -pair[1])
+
+
+def of_leg(label: str, leg: str) -> bool:
+    """Whether a list labelled ``label`` came from the leg ``leg`` (a manager labels its
+    lists ``leg``, or ``"<leg>: <store name>"`` when the domain has several stores)."""
+    return label == leg or label.startswith(f"{leg}: ")
+
+
+def merge_by_votes(
+    sets: ResultSets, votes: str, legs: Sequence[str]
+) -> list[tuple[Document, float]]:
+    """RRF of labelled lists with one vote per store (``votes`` ``stores``) or per leg
+    (``legs``, each of ``legs`` a leg label: :func:`of_leg`); a list of no known leg
+    keeps a vote of its own."""
+    if votes == "stores":
+        return rrf_merge(sets)
+    grouped: list[tuple[str, ResultSets]] = [
+        (leg, [(label, hits) for label, hits in sets if of_leg(label, leg)]) for leg in legs
+    ]
+    grouped += [
+        (label, [(label, hits)])
+        for label, hits in sets
+        if not any(of_leg(label, leg) for leg in legs)
+    ]
+    return rrf_merge_legs(grouped)
+
+
+def without_leg(
+    sets: Sequence[tuple[str, list[tuple[Document, float]]]], depths: Sequence[int], leg: str
+) -> tuple[list[tuple[str, list[tuple[Document, float]]]], list[int]]:
+    """The lists (with their depths, one per list) less those of ``leg``; all of them when
+    no other list found anything, so a question is never left without an answer."""
+    kept = [
+        (named, depth)
+        for named, depth in zip(sets, depths, strict=True)
+        if not of_leg(named[0], leg)
+    ]
+    if not any(hits for (_, hits), _ in kept):
+        return list(sets), list(depths)
+    return [named for named, _ in kept], [depth for _, depth in kept]

@@ -27,7 +27,7 @@ from typing import Any
 from klea_utils.stores._retrieval.vector_reads import vector_reader
 from langchain_core.documents import Document
 
-__all__ = ["chunk_id", "pool_similarities"]
+__all__ = ["chunk_id", "cosine", "pool_similarities"]
 
 _CHUNK_ID = re.compile(r"^.+:\d+$")
 _LOG = logging.getLogger(__name__)
@@ -43,7 +43,8 @@ def chunk_id(doc: Document) -> str | None:
     return None
 
 
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float | None:
+def cosine(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """The cosine of two vectors; ``None`` when their lengths differ or one is zero."""
     if len(a) != len(b):
         return None
     dot = sum(x * y for x, y in zip(a, b, strict=True))
@@ -72,5 +73,5 @@ def pool_similarities(
         except Exception as exc:  # the re-scoring degrades to lexical, the query answers
             _LOG.warning("stored vectors could not be read for re-scoring: %s", exc)
     return [
-        _cosine(query_vector, vectors[i]) if i is not None and i in vectors else None for i in ids
+        cosine(query_vector, vectors[i]) if i is not None and i in vectors else None for i in ids
     ]

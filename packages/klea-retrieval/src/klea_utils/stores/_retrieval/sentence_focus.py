@@ -20,13 +20,14 @@ answer, with no downloaded model.
 
 from __future__ import annotations
 
-import math
+import logging
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from klea_utils.stores._retrieval.pool_similarity import cosine
 from langchain_core.documents import Document
 
 if TYPE_CHECKING:  # a keyword-only query never imports the embedding machinery
@@ -77,12 +78,6 @@ def _headings(doc: Document) -> list[str]:
     return [str(h) for h in value] if isinstance(value, list) else []
 
 
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b, strict=True))
-    norms = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norms if norms else 0.0
-
-
 class SentenceVectors:
     """Sentence vectors of passages, embedded once per passage text; safe between threads.
 
@@ -121,11 +116,27 @@ class SentenceVectors:
                 self._kept.popitem(last=False)
         return [known[d.page_content] or () for d in docs]
 
+    def similarities_to(
+        self, query_vector: Sequence[float], log: logging.Logger
+    ) -> Callable[[Sequence[Document]], list[float | None]]:
+        """:meth:`best_similarities` to ``query_vector`` as the focus asks for it: a
+        passage list whose sentences cannot be embedded gets no scores (logged), and the
+        focus then reads the passages as they were."""
+
+        def best(docs: Sequence[Document]) -> list[float | None]:
+            try:
+                return self.best_similarities(query_vector, docs)
+            except Exception as exc:
+                log.warning("sentences not embedded for re-scoring: %s", exc)
+                return [None] * len(docs)
+
+        return best
+
     def best_similarities(
         self, query_vector: Sequence[float], docs: Sequence[Document]
     ) -> list[float | None]:
         """Each passage's best sentence cosine to ``query_vector`` (``None``: no sentence)."""
         return [
-            max((_cosine(query_vector, v) for v in vectors), default=None)
+            max((cosine(query_vector, v) or 0.0 for v in vectors), default=None)
             for vectors in self.vectors(docs)
         ]
