@@ -16,6 +16,7 @@ from klea_utils.stores._ingest.workers.conversion_cost import (
     OCR_PAGE_S,
     TEXT_PAGE_S,
     conversion_cost,
+    probed_costs,
 )
 from klea_utils.stores._ingest.workers.dispatch import balanced_batches
 from realpapers import WILD, needs_wild
@@ -58,3 +59,14 @@ def test_the_scans_are_dealt_apart_and_converted_first(tmp_path: Path) -> None:
     # by bytes both scans were the smallest files, dealt last, to the same side
     assert firsts == ["ocrmypdf__linn.pdf", "pdfjs__scan-bad.pdf"]
     assert sorted(item for batch in batches for item in batch) == sorted(items)
+
+
+@needs_wild
+def test_the_probes_run_in_a_child_and_a_stuck_one_falls_back_to_bytes() -> None:
+    assert WILD is not None
+    paths = [WILD / "ocrmypdf__linn.pdf", WILD / "grobid__ZFN-A-054-0304-0272.pdf"]
+    assert probed_costs(paths) == [conversion_cost(path) for path in paths]
+    # a probe that does not answer in time (a PDF that hangs pdfium, say) costs bytes
+    bytes_only = [path.stat().st_size / BYTES_PER_SECOND for path in paths]
+    assert probed_costs(paths, timeout_s=0.0) == bytes_only
+    assert probed_costs([]) == []

@@ -8,10 +8,17 @@ up to :data:`PROBE_PAGES` pages, evenly spread, is checked the way the conversio
 them (no text layer and a scan's image over the page, or a text layer that does not read)
 and the share found is applied to all its pages. The probe reads text layers only; it never
 renders a page. Other files (and a PDF pdfium cannot open) cost their bytes.
+
+:func:`probed_costs` runs the probes in a child process, as a conversion worker reads the
+files: a damaged or hostile PDF that hangs pdfium or eats memory costs the build its
+dealing by pages (after :data:`PROBE_TIMEOUT_S`, every file costs its bytes), never the
+build process itself.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +26,11 @@ __all__ = [
     "BYTES_PER_SECOND",
     "OCR_PAGE_S",
     "PROBE_PAGES",
+    "PROBE_TIMEOUT_S",
     "TEXT_PAGE_S",
     "conversion_cost",
     "ocr_share",
+    "probed_costs",
 ]
 
 PROBE_PAGES = 4
@@ -35,6 +44,9 @@ OCR_PAGE_S = 4.0
 
 BYTES_PER_SECOND = 80_000.0
 """Bytes of a file that is no PDF converted per CPU second (a rough mean of text PDFs)."""
+
+PROBE_TIMEOUT_S = 60.0
+"""The longest the probes of one build may take (76 real-world files take about 1 s)."""
 
 
 def ocr_share(pdf: Any) -> float:
@@ -88,3 +100,22 @@ def conversion_cost(path: str | Path) -> float:
     finally:
         pdf.close()
     return pages * (share * OCR_PAGE_S + (1 - share) * TEXT_PAGE_S)
+
+
+def _byte_cost(path: str | Path) -> float:
+    try:
+        return Path(path).stat().st_size / BYTES_PER_SECOND
+    except OSError:
+        return 0.0
+
+
+def probed_costs(paths: Sequence[str | Path], timeout_s: float = PROBE_TIMEOUT_S) -> list[float]:
+    """:func:`conversion_cost` of each of ``paths``, probed in a child process; each file's
+    bytes instead when the child fails or takes over ``timeout_s`` (it is then stopped)."""
+    if not paths:
+        return []
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        try:
+            return list(pool.map_async(conversion_cost, paths).get(timeout_s))
+        except Exception:  # a timeout, or a child that died: deal by bytes
+            return [_byte_cost(path) for path in paths]

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from klea_utils.stores._ingest.convert.not_stored import worker_death_reason
 from klea_utils.stores._ingest.progress import ConversionProgress
-from klea_utils.stores._ingest.workers.conversion_cost import conversion_cost
+from klea_utils.stores._ingest.workers.conversion_cost import probed_costs
 from klea_utils.stores._ingest.workers.worker_interface import ConversionWorker, StartWorker
 from klea_utils.stores._ingest.workers.worker_results import (
     ChunkItemResult,
@@ -265,13 +265,14 @@ def balanced_batches(items: list[WorkItem], batch_size: int, workers: int) -> li
     far (then the fewest files), and each batch converts its costliest files first, so
     that no worker is left alone with a scan at the end. A file's cost is
     :func:`~klea_utils.stores._ingest.workers.conversion_cost.conversion_cost` (its pages,
-    those that will need OCR weighed as such).
+    those that will need OCR weighed as such), probed in a child process
+    (:func:`~klea_utils.stores._ingest.workers.conversion_cost.probed_costs`).
     """
     if not items:
         return []
     count = max(min(workers, len(items)), math.ceil(len(items) / batch_size))
     size = math.ceil(len(items) / count)
-    costs = [conversion_cost(path) for path, _ in items]
+    costs = probed_costs([path for path, _ in items])
     order = sorted(range(len(items)), key=lambda i: (-costs[i], i))
     batches: list[list[int]] = [[] for _ in range(count)]
     loads = [0.0] * count
