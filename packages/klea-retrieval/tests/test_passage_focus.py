@@ -13,6 +13,7 @@ from klea_utils.stores._retrieval.passage_focus import (
     FocusParams,
     focus_rerank,
     focus_scores,
+    identifier_terms,
     identity_terms,
     passage_terms,
     question_pairs,
@@ -95,6 +96,7 @@ def test_a_question_of_stop_words_only_leaves_the_order() -> None:
         {"window_share": -0.1},
         {"phrase_share": 1.1},
         {"phrase_gap": 0},
+        {"identifier_weight": 0.5},
     ],
 )
 def test_bad_params_are_refused(kwargs: dict[str, float]) -> None:
@@ -280,3 +282,58 @@ def test_focus_scores_do_not_depend_on_the_processs_hash_seed() -> None:
     first = _focus_under_hash_seed(0)
     assert first.count("\n") == 40
     assert _focus_under_hash_seed(1) == first
+
+
+def test_identifiers_are_mixed_case_words_and_words_of_letters_and_digits() -> None:
+    question = "What does DeepSeek-V3 score on CMath, GSM8K and Form 8038B per the IRS and WHO?"
+    assert identifier_terms(question) == {"deepseek", "v3", "cmath", "gsm8k", "8038b"}
+    # capitals throughout name an agency or a standard; a capital first starts a sentence
+    assert identifier_terms("What does the IRS say in JPEG Annex K about Form 941?") == set()
+    assert identifier_terms("cuánto cuesta la tasa del B2 en Salamanca") == {"b2"}
+
+
+# A table cut into pieces: each piece repeats the caption; the note under the last piece
+# holds a common word of the question ("score") as rarely in the pool as the row's name.
+_CAPTION = "Table 3 Comparison of the base models on benchmarks (exact match).\n"
+_ROWS = _CAPTION + "GSM8K | 89.3\nMATH | 61.6\nCMath | 90.7\nC-Eval | 90.1\n"
+_NOTE = _CAPTION + "CMMLU | 88.8\nC3 | 78.6\nScores within 0.3 are at the same level.\n"
+
+
+def test_a_word_written_as_an_identifier_decides_between_pieces_of_a_table() -> None:
+    question = "What exact match score does the base model reach on CMath?"
+    merged = [(_doc(_NOTE), 0.033), (_doc(_ROWS), 0.032)]
+    ranked = focus_rerank(question, merged)
+    assert "CMath | 90.7" in ranked[0][0].page_content
+    plain = focus_rerank(question, merged, FocusParams(identifier_weight=1.0))
+    assert "CMath" not in plain[0][0].page_content
+
+
+def test_an_identifier_that_names_the_document_is_not_raised() -> None:
+    def manual(text: str) -> Document:
+        return Document(page_content=text, metadata={"file_name": "m.pdf", "title": "MuPDF"})
+
+    cover = manual("MuPDF. The MuPDF manual, second edition.")
+    answer = manual("The viewer opens a file given on the command line with its page number.")
+    ranked = focus_rerank(
+        "How does MuPDF open a file given on the command line?",
+        [(cover, 0.033), (answer, 0.032)],
+    )
+    assert ranked[0][0] is answer
+
+
+def test_zero_is_a_word_not_the_digit_every_axis_holds() -> None:
+    assert question_terms("Why are the levels below zero?") == ["level", "zero"]
+    assert question_terms("the first twenty of one") == ["first", "20", "1"]
+    chart = "Figure 3: aquifer levels, 0 100 200 300 0 5 10 time [hours] -20 0 20"
+    answer = "The aquifer levels are negative due to the instruments' conventions."
+    merged = [(_doc(answer), 0.033), (_doc(chart), 0.032)]
+    ranked = focus_rerank("Why are the aquifer levels below zero?", merged)
+    assert ranked[0][0].page_content == answer
+
+
+@given(st.text(max_size=80), st.lists(st.text(max_size=120), max_size=8), st.floats(1.0, 10.0))
+def test_identifier_weight_keeps_focus_within_bounds(
+    question: str, texts: list[str], factor: float
+) -> None:
+    scores = focus_scores(question, texts, FocusParams(identifier_weight=factor))
+    assert all(-1e-9 <= s <= 1.0 + 1e-9 for s in scores)

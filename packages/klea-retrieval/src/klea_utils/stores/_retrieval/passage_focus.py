@@ -30,12 +30,18 @@ question's *distinguishing* words stand together. This pass looks at that place:
    focus, as sequential-dependence models of IR weigh ordered pairs.
 8. A question that asks for a kind of value (a percentage, a sum of money, a year, a
    number) gives ``answer_share`` of the focus to the passages that hold one.
-9. The final score mixes the fused rank score (scaled to the best candidate's) and the
+9. A question word written as an identifier (a capital inside a word that has lower-case
+   letters, "CMath", "MuPDF"; letters and digits in one word, "GSM8K", "8038B") weighs
+   ``identifier_weight`` times as much, unless it names the passage's document (point 5):
+   a benchmark's, a product's or a form's name says which row, section or exhibit
+   answers more surely than a common word the pool happens to hold as rarely.
+10. The final score mixes the fused rank score (scaled to the best candidate's) and the
    focus: ``(1 - weight) * fused + weight * focus``.
 
-Numbers and units are matched as such: a number word up to twenty reads as its digits
-("five" matches "5"), and ``%``, ``$`` and ``°`` read as "percent", "dollar" and
-"degree", so "5 percent" finds "5%".
+Numbers and units are matched as such: a number word from one to twenty reads as its
+digits ("five" matches "5"; "zero" does not read as "0", which every decimal and chart
+axis holds: "below zero" and "zero-shot" ask for no digit), and ``%``, ``$`` and ``°``
+read as "percent", "dollar" and "degree", so "5 percent" finds "5%".
 
 No model is loaded and nothing is downloaded: the pass reads the candidates' text and
 stored vectors (the question's vector is the one the vector leg searched with), a few
@@ -67,6 +73,7 @@ __all__ = [
     "focus_rerank",
     "focus_scores",
     "heading_words",
+    "identifier_terms",
     "identity_terms",
     "passage_terms",
     "place_question",
@@ -91,11 +98,11 @@ to", "listed", a possessive's ``s``): left out of the focus with the lexical leg
 question words. They are rare in some passages and would weigh as if they mattered."""
 _SYMBOLS = str.maketrans({"%": " percent ", "$": " dollar ", "°": " degree ", "‰": " permille "})
 _NUMBER_NAMES = """
-    zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    one two three four five six seven eight nine ten eleven twelve thirteen fourteen
     fifteen sixteen seventeen eighteen nineteen twenty
 """
-_NUMBER_WORDS = {word: str(value) for value, word in enumerate(_NUMBER_NAMES.split())}
-"""Number words up to twenty, read as their digits."""
+_NUMBER_WORDS = {word: str(value) for value, word in enumerate(_NUMBER_NAMES.split(), start=1)}
+"""Number words from one to twenty, read as their digits ("zero" is left as a word)."""
 
 
 @dataclass(frozen=True)
@@ -158,6 +165,9 @@ class FocusParams:
             files, and it multiplies a question's latency (see the retrieval-quality
             benchmarks, issue 35).
         sentence_top: The places whose passages ``sentence_share`` re-orders.
+        identifier_weight: Scale of the question words written as identifiers (see
+            :func:`identifier_terms`: "CMath", "GSM8K", "8038B") in every passage whose
+            document they do not name. 1 turns it off.
     """
 
     pool: int = 20
@@ -175,6 +185,7 @@ class FocusParams:
     reference_lists_back: bool = True
     sentence_share: float = 0.0
     sentence_top: int = 5
+    identifier_weight: float = 3.0
 
     def __post_init__(self) -> None:
         for name in ("pool", "window", "phrase_gap", "sentence_top"):
@@ -192,6 +203,8 @@ class FocusParams:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be within [0, 1], got {value!r}")
+        if self.identifier_weight < 1.0:
+            raise ValueError(f"identifier_weight must be >= 1, got {self.identifier_weight!r}")
         if self.idf_scope not in ("pool", "file"):
             raise ValueError(f"idf_scope must be 'pool' or 'file', got {self.idf_scope!r}")
 
@@ -218,6 +231,24 @@ def _content_terms(question: str) -> list[str]:
 def question_terms(question: str) -> list[str]:
     """The distinct content words of ``question`` (stop and question words left out)."""
     return list(dict.fromkeys(_content_terms(question)))
+
+
+def identifier_terms(question: str) -> frozenset[str]:
+    """The terms of the question's words written as identifiers: a capital after a word's
+    first letter in a word that also has lower-case letters ("CMath", "DeepSeek",
+    "MuPDF"), or letters and digits in one word ("GSM8K", "Qwen2", "8038B").
+
+    Words in capitals throughout ("IRS", "WHO", "JPEG") are not counted: they name an
+    agency, a standard or a document more often than a place inside it.
+    """
+    folded = normalize_text(question).translate(_SYMBOLS)
+    found = set()
+    for word in _WORD.findall(folded):
+        mixed_case = any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)
+        letters_and_digits = any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+        if mixed_case or letters_and_digits:
+            found.add(_term(word.casefold()))
+    return frozenset(found)
 
 
 def question_pairs(question: str) -> list[tuple[str, str]]:
@@ -298,9 +329,11 @@ def focus_scores(
     names = identities if identities is not None else [frozenset()] * len(texts)
     pairs = question_pairs(question) if params.phrase_share else []
     kind = asked_kind(question) if params.answer_share else None
+    identifiers = identifier_terms(question) if params.identifier_weight != 1.0 else frozenset()
     scores = []
     for hits, terms_of, lead, key, name in zip(found, held, leads, keys, names, strict=True):
         weights = _discounted(group_weights[key], name, params.identity_weight)
+        weights = _raised(weights, identifiers - name, params.identifier_weight)
         whole = sum(weights.values())
         # sums run in the question's word order, never a set's (whose order follows the
         # process's hash seed): the same floats in another order can round differently
@@ -333,6 +366,15 @@ def _discounted(
     if factor == 1.0 or not names.intersection(weights) or names.issuperset(weights):
         return weights
     return {t: w * factor if t in names else w for t, w in weights.items()}
+
+
+def _raised(
+    weights: dict[str, float], identifiers: frozenset[str], factor: float
+) -> dict[str, float]:
+    """``weights`` with the question's identifier words scaled by ``factor``."""
+    if not identifiers.intersection(weights):
+        return weights
+    return {t: w * factor if t in identifiers else w for t, w in weights.items()}
 
 
 def identity_terms(doc: Document, question: Sequence[str]) -> frozenset[str]:
