@@ -16,8 +16,11 @@ scope clause or answer kind`` is the focus before its fifth round (no word pairs
 leading clause read as naming the document, no asked kind of value), and the rows after
 it take one of them away; ``focus, document-naming words in full`` is the focus before
 the question words that name a passage's document were scaled down (scope clause
-included); ``focus + stored vectors`` blends the pooled passages' stored-vector cosine
-into the focus; the other rows are re-scoring settings, ``--grid`` tries many.
+included); ``focus, identifiers not raised`` is the focus before its tenth round weighed
+the question's identifier words ("CMath", "GSM8K") three times (the tenth round's other
+change, "zero" left a word, is in both rows); ``focus + stored vectors`` blends the pooled
+passages' stored-vector cosine into the focus; the other rows are re-scoring settings,
+``--grid`` tries many.
 The stored vectors re-score a system only when it has the vector leg (BM25 alone reads
 words only, as klea-retrieve with BM25 stores alone).
 """
@@ -116,6 +119,7 @@ def settings_to_try(grid: bool, pool: int) -> list[Setting]:
         Setting("focus without word pairs", FocusParams(phrase_share=0.0)),
         Setting("focus without scope clause", FocusParams(scope_clause=False)),
         Setting("focus, document-naming words in full", FocusParams(identity_weight=1.0)),
+        Setting("focus, identifiers not raised", FocusParams(identifier_weight=1.0)),
         Setting("focus + stored vectors 0.35", FocusParams(vector_share=0.35)),
         *(
             Setting(
