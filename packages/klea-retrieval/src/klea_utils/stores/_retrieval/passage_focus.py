@@ -242,7 +242,7 @@ def identifier_terms(question: str) -> frozenset[str]:
     agency, a standard or a document more often than a place inside it.
     """
     folded = normalize_text(question).translate(_SYMBOLS)
-    found = set()
+    found: set[str] = set()
     for word in _WORD.findall(folded):
         mixed_case = any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)
         letters_and_digits = any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
