@@ -80,29 +80,27 @@ def ocr_share(pdf: Any) -> float:
 def conversion_cost(path: str | Path) -> float:
     """Estimated CPU seconds to convert the file at ``path`` (never raises)."""
     path = Path(path)
-    try:
-        size = path.stat().st_size
-    except OSError:
-        return 0.0
-    if path.suffix.lower() != ".pdf":
-        return size / BYTES_PER_SECOND
+    by_bytes = _byte_cost(path)
+    if path.suffix.lower() != ".pdf" or not by_bytes:  # no PDF, or no file to read
+        return by_bytes
     import pypdfium2 as pdfium
 
     try:
         pdf = pdfium.PdfDocument(str(path))
     except Exception:  # PdfiumError: damaged or encrypted; pypdf will try it
-        return size / BYTES_PER_SECOND
+        return by_bytes
     try:
         pages = len(pdf)
         share = ocr_share(pdf)
     except Exception:  # a page pdfium refuses: guess from the bytes
-        return size / BYTES_PER_SECOND
+        return by_bytes
     finally:
         pdf.close()
     return pages * (share * OCR_PAGE_S + (1 - share) * TEXT_PAGE_S)
 
 
 def _byte_cost(path: str | Path) -> float:
+    """The cost of a file guessed from its bytes (0 when it cannot be read)."""
     try:
         return Path(path).stat().st_size / BYTES_PER_SECOND
     except OSError:
