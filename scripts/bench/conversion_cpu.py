@@ -76,6 +76,28 @@ def _pages(path: Path) -> int:
         document.close()
 
 
+def one_worker_processor(source: Path, logger_name: str) -> Any:
+    """A warmed ``FileProcessor`` over ``source`` as one conversion worker runs it: the
+    model-free path, OCR on, the default MiniLM chunking. klea is imported here, on the
+    import path in force at the call (``file_order.py`` points it at another checkout)."""
+    from klea_utils.stores._ingest.chunking.chunking import MINILM_MAX_TOKENS
+    from klea_utils.stores._ingest.convert.file_processing import FileProcessor
+    from klea_utils.stores.packaged_minilm import packaged_minilm_path
+
+    processor = FileProcessor(
+        source_path=source,
+        max_tokens=MINILM_MAX_TOKENS,
+        merge_peers=True,
+        tokenizer_model=str(packaged_minilm_path()),
+        do_ocr=True,
+        device="cpu",
+        artifacts_path=None,
+        logger=logging.getLogger(logger_name),
+    )
+    processor.warm_up([".pdf"])
+    return processor
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("files", nargs="+")
@@ -83,25 +105,11 @@ def main() -> None:
     args = parser.parse_args()
     subprocess.run = _timing_osd(subprocess.run)  # type: ignore[assignment]
 
-    from klea_utils.stores._ingest.chunking.chunking import MINILM_MAX_TOKENS
-    from klea_utils.stores._ingest.convert.file_processing import FileProcessor
-    from klea_utils.stores.packaged_minilm import packaged_minilm_path
-
     work = Path(tempfile.mkdtemp(prefix="conversion-cpu-"))
     try:
         for name in args.files:
             shutil.copy(args.source / name, work / name)
-        processor = FileProcessor(
-            source_path=work,
-            max_tokens=MINILM_MAX_TOKENS,
-            merge_peers=True,
-            tokenizer_model=str(packaged_minilm_path()),
-            do_ocr=True,
-            device="cpu",
-            artifacts_path=None,
-            logger=logging.getLogger("conversion-cpu"),
-        )
-        processor.warm_up([".pdf"])
+        processor = one_worker_processor(work, "conversion-cpu")
         print(
             f"{'file':<50} {'pages':>5} {'chunks':>6} {'own CPU s':>9} {'tesseract s':>11}"
             f" {'OSD runs':>8} {'OSD s':>6}"

@@ -87,23 +87,10 @@ def _convert(code: str, source: Path, out: Path, names: list[str]) -> None:
     """In a fresh process: convert ``names`` in order as one worker does; write figures."""
     _use_code(code)
     import hashlib
-    import logging
 
-    from klea_utils.stores._ingest.chunking.chunking import MINILM_MAX_TOKENS
-    from klea_utils.stores._ingest.convert.file_processing import FileProcessor
-    from klea_utils.stores.packaged_minilm import packaged_minilm_path
+    from conversion_cpu import one_worker_processor
 
-    processor = FileProcessor(
-        source_path=source,
-        max_tokens=MINILM_MAX_TOKENS,
-        merge_peers=True,
-        tokenizer_model=str(packaged_minilm_path()),
-        do_ocr=True,
-        device="cpu",
-        artifacts_path=None,
-        logger=logging.getLogger("file-order"),
-    )
-    processor.warm_up([".pdf"])
+    processor = one_worker_processor(source, "file-order")
     files: dict[str, Any] = {}
     for name in names:
         path = source / name
