@@ -44,17 +44,26 @@ from runnable_threads import RunnableReport, RunnableSampler, print_report, repo
 ROOT = Path(__file__).resolve().parents[2]
 PHASES = ("conversion+chunking", "embedding+store", "rest")
 
-_BOOT = """
+CHECKOUT_IMPORTS = """
 import sys
 here, there = sys.argv[1], sys.argv[2]
 if there:
     sys.path = [p for p in sys.path if not p.startswith(here + "/packages/")]
     sys.path[1:1] = [there + "/packages/" + d + "/src"
                      for d in ("klea-ingest", "klea-retrieval", "sci-etl-search")]
+"""
+"""The opening of a ``python -c`` program run as ``-c PROGRAM HERE THERE ...``: with
+``THERE`` (another checkout) not empty, the klea packages are imported from it instead of
+from ``HERE`` (this one); the program's own arguments start at ``sys.argv[3]``."""
+
+_BOOT = (
+    CHECKOUT_IMPORTS
+    + """
 sys.argv = ["klea-stores-create", *sys.argv[3:]]
 from klea_utils.stores.cli import main
 main()
 """
+)
 _START = re.compile(r"\d+ source file\(s\): \d+ cached, (\d+) to convert")
 _CONVERTED = re.compile(r"Conversion: \d+ ok")
 _STORED = re.compile(r"Store .+ collection '")

@@ -29,15 +29,12 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
-from build_phases import ROOT, baseline_tree
+from build_phases import CHECKOUT_IMPORTS, ROOT, baseline_tree
 
-_CONVERT = """
-import json, sys
-here, there = sys.argv[1], sys.argv[2]
-if there:
-    sys.path = [p for p in sys.path if not p.startswith(here + "/packages/")]
-    sys.path[1:1] = [there + "/packages/" + d + "/src"
-                     for d in ("klea-ingest", "klea-retrieval", "sci-etl-search")]
+_CONVERT = (
+    CHECKOUT_IMPORTS
+    + """
+import json
 from pathlib import Path
 from klea_utils.stores._ingest.pdf.offline_pdf import convert_pdf_offline
 texts = {}
@@ -46,6 +43,7 @@ for name in sys.argv[3:]:
     texts[name] = "\\n".join(i.text for i, _ in doc.iterate_items() if hasattr(i, "text"))
 print(json.dumps(texts))
 """
+)
 
 
 def words(text: str) -> Counter[str]:
