@@ -162,6 +162,47 @@ def test_a_question_names_a_document_by_family_name_or_half_its_title() -> None:
     assert identity_terms(Document(page_content="", metadata={}), by_author) == set()
 
 
+def test_every_word_of_two_names_set_on_one_line_names_the_document() -> None:
+    doc = Document(
+        page_content="",
+        metadata={
+            "title": "Preemptive Information Extraction",
+            "authors": ["Yusuke Shinyama Satoshi Sekine", "Shinyama", "Sekine"],
+        },
+    )
+    asked = question_terms("Which grant supported Shinyama and Sekine's work?")
+    assert identity_terms(doc, asked) == {"shinyama", "sekin"}
+    # a given name alone still does not name the document
+    assert identity_terms(doc, question_terms("Which grant supported Yusuke?")) == set()
+
+
+LIBRARY = {"obtain": 0.4, "renorm": 4.0, "kernel": 1.5, "walden": 20.0}
+
+
+def test_a_word_the_whole_library_says_weighs_less_than_one_few_passages_hold() -> None:
+    question = "How is the kernel renormalized to obtain it?"
+    common = "To obtain the kernel we fit a line."
+    rare = "The kernel is renormalized first."
+    # in the pool each word is held as often: the pool alone cannot tell them apart
+    pool_only = focus_scores(question, [common, rare], FocusParams())
+    assert pool_only[0] == pytest.approx(pool_only[1])
+    scores = focus_scores(question, [common, rare], FocusParams(), library_weights=LIBRARY)
+    assert scores[1] > scores[0]
+    merged = [(_doc(common), 1.0), (_doc(rare), 0.99)]
+    assert focus_rerank(question, merged, library_weights=LIBRARY)[0][0].page_content == rare
+    off = FocusParams(library_idf=False)
+    assert focus_rerank(question, merged, off, library_weights=LIBRARY)[0][0].page_content == common
+
+
+def test_a_word_naming_the_document_takes_the_question_s_lowest_library_weight() -> None:
+    question = "In Walden, how is the kernel renormalized?"
+    title_page = "Walden: a kernel."
+    answer = "The kernel is renormalized."
+    names = [frozenset({"walden"})] * 2
+    scores = focus_scores(question, [title_page, answer], FocusParams(), None, None, names, LIBRARY)
+    assert scores[1] > scores[0]  # "walden" is rare in the library: it found the book
+
+
 def test_a_question_only_of_the_documents_name_keeps_its_words() -> None:
     scores = focus_scores(
         "Walden Thoreau",

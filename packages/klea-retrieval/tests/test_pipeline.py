@@ -272,15 +272,17 @@ def test_focus_asks_each_store_for_the_deeper_pool(config, fake_embeddings, monk
         pipe.close()
 
 
-def test_neighbour_sources_are_built_once_per_loaded_store(pipeline, monkeypatch):
+def test_neighbour_sources_and_library_counts_are_built_once_per_loaded_store(
+    pipeline, monkeypatch
+):
     built: list[str] = []
-    original = pipeline._build_neighbour_sources
+    original = pipeline._build_domain_helpers
 
     def counting(domain):
         built.append(domain)
         return original(domain)
 
-    monkeypatch.setattr(pipeline, "_build_neighbour_sources", counting)
+    monkeypatch.setattr(pipeline, "_build_domain_helpers", counting)
     pipeline.retrieve("neuro", "neurons")
     pipeline.retrieve("neuro", "Golgi cells")
     assert built == ["neuro"]

@@ -58,11 +58,13 @@ from klea_utils.stores._retrieval.fusion import (
     with_top_k_votes,
     without_leg,
 )
+from klea_utils.stores._retrieval.library_terms import LibraryCounts, library_counts
 from klea_utils.stores._retrieval.passage_focus import (
     FocusParams,
     SentenceSimilarities,
     focus_rerank,
     place_question,
+    question_terms,
 )
 from klea_utils.stores._retrieval.pool_similarity import pool_similarities
 from klea_utils.stores._retrieval.question_script import embedder_reads_question
@@ -93,6 +95,14 @@ _LOG = logging.getLogger("klea_utils.stores.pipeline")
 
 DEFAULT_FOCUS = FocusParams()
 """How :class:`KleaPipeline` re-scores fused candidates unless told otherwise."""
+
+
+@dataclass(frozen=True)
+class _DomainHelpers:
+    """What a domain's loaded stores offer besides search: chunk lookups and word counts."""
+
+    sources: list[NeighbourSource]
+    library: LibraryCounts | None
 
 
 def _same_objects(kept: Sequence[Any], current: Sequence[Any]) -> bool:
@@ -188,7 +198,7 @@ class KleaPipeline:
             raise ValueError(f"votes must be one of {', '.join(VOTES)}, got {votes!r}")
         self.votes = votes
         self.focus = focus
-        self._sources: dict[str, tuple[tuple[Any, ...], list[NeighbourSource]]] = {}
+        self._helpers: dict[str, tuple[tuple[Any, ...], _DomainHelpers]] = {}
         self.context = check_context(
             DEFAULT_CONTEXT if context is None else context, context_tokens
         )
@@ -409,7 +419,8 @@ class KleaPipeline:
         sentences = None
         if domain is not None and self.focus.sentence_share > 0 and merged and answered:
             sentences = self._sentence_similarities(domain, query)
-        focused = focus_rerank(query, merged, self.focus, similarities, sentences)
+        library = self._library_weights(domain, query)
+        focused = focus_rerank(query, merged, self.focus, similarities, sentences, library)
         if self.focus.reference_lists_back:
             focused = settle_reference_lists(query, focused)
         return focused[: len(shallow)]
@@ -474,37 +485,48 @@ class KleaPipeline:
         return sentences.similarities_to(query_vector, self.logger)
 
     def _neighbour_sources(self, domain: str) -> list[NeighbourSource]:
-        """The loaded stores of ``domain`` that can look chunks up, in-memory ones first.
+        """The loaded stores of ``domain`` that can look chunks up, in-memory ones first."""
+        return self._domain_helpers(domain).sources
 
-        Built once per set of loaded stores: a corpus held in memory is indexed by section
-        when its source is made (about 50 ms for 11,000 chunks), not on every query.
-        """
+    def _library_weights(self, domain: str | None, query: str) -> dict[str, float] | None:
+        """The question's terms' IDF over ``domain``'s library, ``None`` where no loaded
+        store can count them (:mod:`~klea_utils.stores._retrieval.library_terms`)."""
+        if domain is None or self.focus is None or not self.focus.library_idf:
+            return None
+        counts = self._domain_helpers(domain).library
+        terms = question_terms(query)
+        return counts(terms).weights(terms) if counts is not None and terms else None
+
+    def _domain_helpers(self, domain: str) -> _DomainHelpers:
+        """Built once per set of loaded stores: a corpus held in memory is indexed by
+        section when its source is made (about 50 ms for 11,000 chunks), and a library's
+        words are counted on the first question, not on every query."""
         per_domain = self.config.domains[domain]
-        loaded = [
-            store.loaded_object for store in [*per_domain.bm25_stores, *per_domain.vector_stores]
-        ]
-        cached = self._sources.get(domain)
+        loaded = [s.loaded_object for s in [*per_domain.bm25_stores, *per_domain.vector_stores]]
+        cached = self._helpers.get(domain)
         # The stores themselves are kept and compared by identity: a reload's new store
-        # can never pass for the one the sources were built on.
+        # can never pass for the one the helpers were built on.
         if cached is not None and _same_objects(cached[0], loaded):
             return cached[1]
-        sources = self._build_neighbour_sources(domain)
-        self._sources[domain] = (tuple(loaded), sources)
-        return sources
+        helpers = self._build_domain_helpers(domain)
+        self._helpers[domain] = (tuple(loaded), helpers)
+        return helpers
 
-    def _build_neighbour_sources(self, domain: str) -> list[NeighbourSource]:
+    def _build_domain_helpers(self, domain: str) -> _DomainHelpers:
         per_domain = self.config.domains[domain]
-        found = [
-            neighbour_source("bm25", store.name, store.loaded_object)
-            for store in per_domain.bm25_stores
-            if store.loaded_object is not None
+        present = [
+            *(("bm25", s.name, s.loaded_object) for s in per_domain.bm25_stores),
+            *(
+                (StoreURI.vector(s.path).scheme, s.name, s.loaded_object)
+                for s in per_domain.vector_stores
+            ),
         ]
-        found += [
-            neighbour_source(StoreURI.vector(store.path).scheme, store.name, store.loaded_object)
-            for store in per_domain.vector_stores
-            if store.loaded_object is not None
-        ]
-        return [source for source in found if source is not None]
+        present = [kind for kind in present if kind[2] is not None]
+        sources = [neighbour_source(*kind) for kind in present]
+        return _DomainHelpers(
+            [source for source in sources if source is not None],
+            library_counts([(scheme, store) for scheme, _, store in present]),
+        )
 
     def retrieve_all(
         self,

@@ -9,7 +9,13 @@ question's *distinguishing* words stand together. This pass looks at that place:
 1. Each leg hands over a deeper pool than the caller keeps (``pool`` hits), fused by RRF.
 2. The question's content words are stemmed as the lexical legs stem them; each gets a
    weight from how few of the pooled passages hold it (an IDF over the pool), so the
-   topic words all passages share weigh little and the rare ones weigh much.
+   topic words all passages share weigh little and the rare ones weigh much. Where the
+   pipeline can count the words over the whole library
+   (:mod:`~klea_utils.stores._retrieval.library_terms`), that weight is multiplied by
+   the word's IDF over the library (``library_idf``): a word every document says
+   ("obtain", "approach") weighs less than one few say ("renormalize"), however rarely
+   the pool holds it. A word that names the passage's document (point 5) takes the
+   question's lowest library IDF: its rarity in the library is what found the document.
 3. A passage's *focus* is the weight of the question words inside its best window of
    ``window`` words (each distinct word counted once), as a share of the weight of all
    the question's words, blended with the share its whole text covers.
@@ -54,7 +60,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
@@ -168,6 +174,9 @@ class FocusParams:
         identifier_weight: Scale of the question words written as identifiers (see
             :func:`identifier_terms`: "CMath", "GSM8K", "8038B") in every passage whose
             document they do not name. 1 turns it off.
+        library_idf: Multiply each question word's pool weight by its IDF over the whole
+            library, where the pipeline can count it (point 2 of the module's
+            description). ``False`` keeps the pool's weights alone.
     """
 
     pool: int = 20
@@ -186,6 +195,7 @@ class FocusParams:
     sentence_share: float = 0.0
     sentence_top: int = 5
     identifier_weight: float = 3.0
+    library_idf: bool = True
 
     def __post_init__(self) -> None:
         for name in ("pool", "window", "phrase_gap", "sentence_top"):
@@ -303,12 +313,15 @@ def focus_scores(
     lead_words: Sequence[int] | None = None,
     groups: Sequence[str] | None = None,
     identities: Sequence[frozenset[str]] | None = None,
+    library_weights: Mapping[str, float] | None = None,
 ) -> list[float]:
     """Each text's focus in ``[0, 1]`` for ``question`` (all 0 when it has no content word).
 
     ``lead_words`` (one per text) is how many of a text's first words are its heading
     chain: they count for the words the passage covers, not for its best window (the
     title that opens every chunk of a paper says nothing about where in it the answer is).
+    ``library_weights``: each question term's IDF over the whole library, multiplied into
+    its pool weight (a term that names a text's document takes the lowest of them there).
     """
     terms = question_terms(question)
     if not terms or not texts:
@@ -332,7 +345,8 @@ def focus_scores(
     identifiers = identifier_terms(question) if params.identifier_weight != 1.0 else frozenset()
     scores = []
     for hits, terms_of, lead, key, name in zip(found, held, leads, keys, names, strict=True):
-        weights = _discounted(group_weights[key], name, params.identity_weight)
+        weights = _with_library(group_weights[key], library_weights, name)
+        weights = _discounted(weights, name, params.identity_weight)
         weights = _raised(weights, identifiers - name, params.identifier_weight)
         whole = sum(weights.values())
         # sums run in the question's word order, never a set's (whose order follows the
@@ -358,6 +372,17 @@ def focus_scores(
     return scores
 
 
+def _with_library(
+    weights: dict[str, float], library: Mapping[str, float] | None, names: frozenset[str]
+) -> dict[str, float]:
+    """``weights`` times each term's library IDF; the terms in ``names`` (they name the
+    passage's document) take the lowest library IDF of the question's terms."""
+    if not library:
+        return weights
+    floor = min(library.get(t, 1.0) for t in weights)
+    return {t: w * (floor if t in names else library.get(t, 1.0)) for t, w in weights.items()}
+
+
 def _discounted(
     weights: dict[str, float], names: frozenset[str], factor: float
 ) -> dict[str, float]:
@@ -381,21 +406,25 @@ def identity_terms(doc: Document, question: Sequence[str]) -> frozenset[str]:
     """The words of ``question`` (its terms) that name ``doc``'s document, if it names it.
 
     A question names a document when it holds an author's family name or at least half
-    of the title's content words ("In Thoreau's Walden, ..."); the title and family-name
-    words are then what picked the document, and say nothing about where in it the
-    answer stands. A question that shares a word or two of a long title (a paper's topic
-    words) does not name it.
+    of the title's content words ("In Thoreau's Walden, ..."); the words of the title and
+    of the authors' names are then what picked the document, and say nothing about where
+    in it the answer stands. A question that shares a word or two of a long title (a
+    paper's topic words) does not name it.
     """
     asked = set(question)
     title = set(passage_terms(str(doc.metadata.get("title") or ""))) - LEXICAL_STOPWORDS
-    family = {
-        passage_terms(name)[-1]
+    names = [
+        passage_terms(name)
         for name in _names(doc.metadata.get("authors"))
         if len(name.split()) > 1 and passage_terms(name)
-    }
+    ]
+    family = {words[-1] for words in names}
     if not family & asked and not (title and 2 * len(title & asked) >= len(title)):
         return frozenset()
-    return frozenset((title | family) & asked)
+    # every word of the names then names the document, as the title's do: two authors'
+    # names that a title page set on one line are one name, whose last word alone is a
+    # family name ("Yusuke Shinyama Satoshi Sekine")
+    return frozenset((title | {w for words in names for w in words}) & asked)
 
 
 _SCOPE_CLAUSE = re.compile(
@@ -469,6 +498,7 @@ def focus_rerank(
     params: FocusParams | None = None,
     similarities: Sequence[float | None] | None = None,
     sentence_similarities: SentenceSimilarities | None = None,
+    library_weights: Mapping[str, float] | None = None,
 ) -> list[tuple[Document, float]]:
     """``merged`` (fused ``(document, score)`` pairs) re-scored by focus, best first.
 
@@ -476,7 +506,9 @@ def focus_rerank(
     unknown), in the order of ``merged``; blended into the focus by
     ``params.vector_share``. ``sentence_similarities``: asked for the passages at the
     first ``params.sentence_top`` places (those of a file holding two or more of them),
-    blended by ``params.sentence_share`` (see :func:`_by_sentences`). Ties keep the fused
+    blended by ``params.sentence_share`` (see :func:`_by_sentences`).
+    ``library_weights``: the question terms' IDF over the library (see
+    :func:`focus_scores`), used when ``params.library_idf``. Ties keep the fused
     order. With ``params.weight`` 0 the order is the fused one and the scores are scaled
     fused scores.
     """
@@ -498,7 +530,8 @@ def focus_rerank(
         identities = [names | scope for names in identities]
     texts = [d.page_content for d in docs]
     leads = [heading_words(d) for d in docs]
-    focus = focus_scores(question, texts, params, leads, groups, identities)
+    library = library_weights if params.library_idf else None
+    focus = focus_scores(question, texts, params, leads, groups, identities, library)
     if sims is not None:
         focus = blend_similarities(focus, sims, params.vector_share)
     finals = [
