@@ -122,7 +122,7 @@ def test_a_store_s_texts_are_read_by_one_thread_only() -> None:
         reads.append(1)
         return TEXTS
 
-    counts = library_terms._CountedOnce(texts)
+    counts = library_terms._CountedOnce("a test corpus", texts)
     threads = [threading.Thread(target=counts, args=(["obtain"],)) for _ in range(8)]
     for thread in threads:
         thread.start()
@@ -178,3 +178,33 @@ def test_the_pipeline_weighs_the_question_s_words_by_the_library(
         assert pipe._library_weights("papers", QUESTION) is None
     finally:
         pipe.close()
+
+
+def test_counts_that_cannot_be_read_leave_the_pool_to_decide_and_warn_once(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from klea_utils.stores.retrieval._fts5 import Fts5Bm25Index
+
+    write_fts5_index(tmp_path / "c.sqlite", _docs(), stemming=True)
+    index = Fts5Bm25Index(tmp_path / "c.sqlite")
+    try:
+        counts = library_counts([("bm25", index)])
+        assert counts is not None
+        (tmp_path / "c.sqlite").rename(tmp_path / "moved.sqlite")
+        with caplog.at_level(logging.WARNING, logger=library_terms.__name__):
+            first, second = counts(["obtain"]), counts(["kernel"])
+    finally:
+        index.close()
+    assert first == second == TermCounts(0, {})
+    weights = first.weights(["obtain", "renorm"])
+    assert weights["obtain"] == weights["renorm"]  # every word alike: the pool decides
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 1
+    assert "c.sqlite" in warnings[0]
+    assert str(tmp_path) not in warnings[0]  # a log line names the file, not the path
+
+    def broken() -> list[str]:
+        raise RuntimeError("collection gone")
+
+    unread = library_terms._CountedOnce("a Chroma collection", broken)
+    assert unread(["obtain"]) == TermCounts(0, {})

@@ -18,11 +18,14 @@ The counts come from the loaded stores, the cheapest first:
   corpus (already in memory), an ``fts5:`` index without stemming, a Chroma collection
   (read in pages). About 1.7 s of CPU for 11,500 chunks, paid by the first question only.
 
-A domain whose stores offer neither (Qdrant or PGVector alone) keeps the pool's weights.
+A domain whose stores offer neither (Qdrant or PGVector alone) keeps the pool's weights,
+and so does a question whose counts cannot be read (a store moved or locked away): the
+failure is logged once per store, and the question is answered without them.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import sqlite3
 import threading
@@ -37,6 +40,7 @@ from klea_utils.stores._retrieval.passage_focus import passage_terms
 
 __all__ = ["LibraryCounts", "TermCounts", "count_passages", "library_counts"]
 
+_LOG = logging.getLogger(__name__)
 _PAGE = 2000
 """Chunks read from a Chroma collection per call when its texts are counted."""
 
@@ -68,10 +72,26 @@ def count_passages(texts: Iterable[str]) -> TermCounts:
     return TermCounts(passages, dict(holders))
 
 
+_UNCOUNTED = TermCounts(0, {})
+"""No counts: every term weighs the same, so the pool's weights decide alone."""
+
+
+def _unread(store: str, exc: Exception) -> TermCounts:
+    _LOG.warning(
+        "the words of %s could not be counted (%s: %s); the passage focus weighs them "
+        "by the pooled passages alone",
+        store,
+        type(exc).__name__,
+        exc,
+    )
+    return _UNCOUNTED
+
+
 class _CountedOnce:
     """The counts of a store's texts, read on the first question (one thread reads)."""
 
-    def __init__(self, texts: Callable[[], Iterable[str]]) -> None:
+    def __init__(self, store: str, texts: Callable[[], Iterable[str]]) -> None:
+        self._store = store
         self._texts = texts
         self._lock = threading.Lock()
         self._counts: TermCounts | None = None
@@ -79,7 +99,10 @@ class _CountedOnce:
     def __call__(self, terms: Sequence[str]) -> TermCounts:
         with self._lock:
             if self._counts is None:
-                self._counts = count_passages(self._texts())
+                try:
+                    self._counts = count_passages(self._texts())
+                except Exception as exc:  # an optional weight never fails a query
+                    self._counts = _unread(self._store, exc)
             return self._counts
 
 
@@ -96,9 +119,18 @@ class _Fts5Vocabulary:
 
     def __init__(self, path: Path) -> None:
         self._path = path
+        self._warned = False
 
     def __call__(self, terms: Sequence[str]) -> TermCounts:
-        asked = sorted(set(terms))
+        try:
+            return self._read(sorted(set(terms)))
+        except sqlite3.Error as exc:
+            if self._warned:
+                return _UNCOUNTED
+            self._warned = True
+            return _unread(f"fts5 index {self._path.name}", exc)
+
+    def _read(self, asked: list[str]) -> TermCounts:
         with _read_only(self._path) as connection:
             connection.execute(
                 "CREATE VIRTUAL TABLE temp.klea_vocabulary "
@@ -149,12 +181,16 @@ def library_counts(stores: Sequence[tuple[str, Any]]) -> LibraryCounts | None:
 def _counts_of(scheme: str, store: Any) -> LibraryCounts | None:
     if scheme == "bm25" and hasattr(store, "docs"):
         docs = store.docs
-        return _CountedOnce(lambda: (d.page_content for d in docs))
+        return _CountedOnce("a BM25 corpus", lambda: (d.page_content for d in docs))
     if scheme == "bm25" and isinstance(getattr(store, "path", None), Path):
         path: Path = store.path
-        if _fts5_stemmed(path):
+        try:
+            stemmed = _fts5_stemmed(path)
+        except sqlite3.Error:
+            stemmed = False  # counted from its texts, or not at all (logged then)
+        if stemmed:
             return _Fts5Vocabulary(path)
-        return _CountedOnce(lambda: _fts5_bodies(path))
+        return _CountedOnce(f"fts5 index {path.name}", lambda: _fts5_bodies(path))
     if scheme == "chroma" and hasattr(store, "get"):
-        return _CountedOnce(lambda: _chroma_texts(store))
+        return _CountedOnce("a Chroma collection", lambda: _chroma_texts(store))
     return None
