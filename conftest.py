@@ -8,6 +8,8 @@ folder of this session, removed at its end, so the MiniLM is exported at most on
 session (by the first test that needs it) and subprocesses inherit the folder. Set
 ``KLEA_TEST_ONNX_CACHE`` to a folder to share one export between sessions
 (``scripts/test`` does, for its four pytest runs); that folder is left in place.
+Likewise ``KLEA_TERM_COUNTS_CACHE`` (the library word counts the passage focus keeps) is
+pointed at a folder of this session, removed at its end.
 """
 
 from __future__ import annotations
@@ -51,3 +53,19 @@ def pytest_configure(config: pytest.Config) -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
     config.add_cleanup(restore)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Keep the library word counts in a folder of this session (see the docstring)."""
+    previous = os.environ.get("KLEA_TERM_COUNTS_CACHE")
+    folder = tempfile.mkdtemp(prefix="klea-term-counts-")
+    os.environ["KLEA_TERM_COUNTS_CACHE"] = folder
+
+    def restore() -> None:
+        if previous is None:
+            os.environ.pop("KLEA_TERM_COUNTS_CACHE", None)
+        else:
+            os.environ["KLEA_TERM_COUNTS_CACHE"] = previous
+        shutil.rmtree(folder, ignore_errors=True)
+
+    session.config.add_cleanup(restore)

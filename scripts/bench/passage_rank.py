@@ -120,6 +120,7 @@ def settings_to_try(grid: bool, pool: int) -> list[Setting]:
         Setting("focus without scope clause", FocusParams(scope_clause=False)),
         Setting("focus, document-naming words in full", FocusParams(identity_weight=1.0)),
         Setting("focus, identifiers not raised", FocusParams(identifier_weight=1.0)),
+        Setting("focus, pool weights alone (no library IDF)", FocusParams(library_idf=False)),
         Setting("focus + stored vectors 0.35", FocusParams(vector_share=0.35)),
         *(
             Setting(

@@ -16,10 +16,13 @@ Fixtures (all session-scoped, started on first use only; their data lives in
   LangChain ``Embeddings`` (384 dimensions, normalized), loaded once.
 - ``fake_embeddings`` — :class:`retrieval_backends.HashEmbeddings`, a deterministic
   FAKE ``Embeddings`` for tests whose outcome does not depend on the vectors.
+- ``term_counts_cache`` (autouse) — the pipeline's library word counts are kept in a
+  folder of this test, never in the user's ``~/.cache``.
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 import warnings
 from collections.abc import Iterator
@@ -93,3 +96,11 @@ def minilm_embeddings() -> MiniLMEmbeddings:
 def fake_embeddings() -> HashEmbeddings:
     """Deterministic FAKE embeddings, for tests that do not depend on the vectors."""
     return HashEmbeddings()
+
+
+@pytest.fixture(autouse=True)
+def term_counts_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "term-counts"
+    monkeypatch.setenv("KLEA_TERM_COUNTS_CACHE", str(folder))
+    assert os.environ["KLEA_TERM_COUNTS_CACHE"] == str(folder)
+    return folder

@@ -78,7 +78,7 @@ def test_an_fts5_index_gives_the_counts_of_its_texts(tmp_path: Path, stemming: b
 
     index = Fts5Bm25Index(tmp_path / "c.sqlite")
     try:
-        counts = library_counts([("bm25", index)])
+        counts = library_counts([("bm25", str(index.path), index)])
         assert counts is not None
         # a stemmed index answers from its vocabulary; an unstemmed one has its texts read
         assert isinstance(counts, library_terms._Fts5Vocabulary) is stemming
@@ -112,7 +112,8 @@ def test_an_fts5_vocabulary_is_preferred_to_reading_a_pickled_corpus(
         assert isinstance(pipe._domain_helpers("papers").library, library_terms._Fts5Vocabulary)
     finally:
         pipe.close()
-    assert library_counts([("qdrant", object()), ("pgvector", object())]) is None
+    elsewhere = [("qdrant", "q", object()), ("pgvector", "postgresql://u:p@h/db", object())]
+    assert library_counts(elsewhere) is None
 
 
 def test_a_store_s_texts_are_read_by_one_thread_only() -> None:
@@ -139,7 +140,7 @@ def test_a_chroma_collection_is_read_in_pages(
     uri = f"chroma:{tmp_path / 'chroma'}"
     store = instantiate_vector_store(uri, "papers", fake_embeddings, LOG, create=True)
     add_documents(store, _docs(), [f"wrt.pdf:{i}" for i in range(len(TEXTS))])
-    counts = library_counts([("chroma", store)])
+    counts = library_counts([("chroma", str(tmp_path / "chroma"), store)])
     assert counts is not None
     got = counts(["obtain"])
     assert got.passages == 5
@@ -188,7 +189,7 @@ def test_counts_that_cannot_be_read_leave_the_pool_to_decide_and_warn_once(
     write_fts5_index(tmp_path / "c.sqlite", _docs(), stemming=True)
     index = Fts5Bm25Index(tmp_path / "c.sqlite")
     try:
-        counts = library_counts([("bm25", index)])
+        counts = library_counts([("bm25", str(index.path), index)])
         assert counts is not None
         (tmp_path / "c.sqlite").rename(tmp_path / "moved.sqlite")
         with caplog.at_level(logging.WARNING, logger=library_terms.__name__):
@@ -208,3 +209,56 @@ def test_counts_that_cannot_be_read_leave_the_pool_to_decide_and_warn_once(
 
     unread = library_terms._CountedOnce("a Chroma collection", broken)
     assert unread(["obtain"]) == TermCounts(0, {})
+
+
+def _fail_to_read() -> list[str]:
+    raise AssertionError("the texts were read again")
+
+
+def test_counts_are_kept_for_the_next_process_while_the_store_is_unchanged(
+    tmp_path: Path, term_counts_cache: Path
+) -> None:
+    from klea_utils.stores._retrieval.counts_cache import CountsCache
+
+    corpus = tmp_path / "c.pkl"
+    corpus.write_bytes(b"version one")
+    cache = CountsCache(f"bm25\0{corpus}", [corpus])
+    first = library_terms._CountedOnce("a corpus", lambda: TEXTS, cache)(["obtain"])
+    assert first == count_passages(TEXTS)
+    kept = list(term_counts_cache.iterdir())
+    assert len(kept) == 1
+    assert "c.pkl" not in kept[0].name  # the file is named by a digest of the place
+    # another process: the same store is not read again
+    again = library_terms._CountedOnce("a corpus", _fail_to_read, cache)(["obtain"])
+    assert again == first
+    # the store written since: counted again
+    corpus.write_bytes(b"version two, longer")
+    fresh = library_terms._CountedOnce("a corpus", lambda: TEXTS[:2], cache)(["obtain"])
+    assert fresh.passages == 2
+    # a kept file that holds anything but counts is ignored
+    kept[0].write_text('{"signature": [], "passages": "x", "holders": []}', encoding="utf-8")
+    assert library_terms._CountedOnce("a corpus", lambda: TEXTS, cache)(["x"]).passages == 5
+
+
+def test_a_cache_folder_that_cannot_be_written_costs_nothing_but_the_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from klea_utils.stores._retrieval.counts_cache import CountsCache
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder would be", encoding="utf-8")
+    monkeypatch.setenv("KLEA_TERM_COUNTS_CACHE", str(blocker / "counts"))
+    cache = CountsCache("bm25\0somewhere", [])
+    counts = library_terms._CountedOnce("a corpus", lambda: TEXTS, cache)(["obtain"])
+    assert counts == count_passages(TEXTS)
+
+
+def test_a_chroma_collection_s_counts_follow_its_chunk_count(
+    tmp_path: Path, fake_embeddings: Any
+) -> None:
+    uri = f"chroma:{tmp_path / 'chroma'}"
+    store = instantiate_vector_store(uri, "papers", fake_embeddings, LOG, create=True)
+    add_documents(store, _docs()[:3], [f"wrt.pdf:{i}" for i in range(3)])
+    assert library_counts([("chroma", str(tmp_path / "chroma"), store)])(["x"]).passages == 3
+    add_documents(store, _docs()[3:], [f"wrt.pdf:{i}" for i in range(3, 5)])
+    assert library_counts([("chroma", str(tmp_path / "chroma"), store)])(["x"]).passages == 5

@@ -514,18 +514,17 @@ class KleaPipeline:
 
     def _build_domain_helpers(self, domain: str) -> _DomainHelpers:
         per_domain = self.config.domains[domain]
+        vectors = [(StoreURI.vector(s.path), s) for s in per_domain.vector_stores]
         present = [
-            *(("bm25", s.name, s.loaded_object) for s in per_domain.bm25_stores),
-            *(
-                (StoreURI.vector(s.path).scheme, s.name, s.loaded_object)
-                for s in per_domain.vector_stores
-            ),
+            *(("bm25", StoreURI.bm25(s.path).location, s) for s in per_domain.bm25_stores),
+            *((uri.scheme, uri.location, s) for uri, s in vectors),
         ]
-        present = [kind for kind in present if kind[2] is not None]
-        sources = [neighbour_source(*kind) for kind in present]
+        kinds = [(kind, where, s.name, s.loaded_object) for kind, where, s in present]
+        kinds = [kind for kind in kinds if kind[3] is not None]
+        sources = [neighbour_source(kind, name, store) for kind, _, name, store in kinds]
         return _DomainHelpers(
             [source for source in sources if source is not None],
-            library_counts([(scheme, store) for scheme, _, store in present]),
+            library_counts([(kind, where, store) for kind, where, _, store in kinds]),
         )
 
     def retrieve_all(

@@ -16,7 +16,9 @@ The counts come from the loaded stores, the cheapest first:
 * otherwise a store's texts are read once per loaded store and counted with
   :func:`~klea_utils.stores._retrieval.passage_focus.passage_terms`: a pickled BM25
   corpus (already in memory), an ``fts5:`` index without stemming, a Chroma collection
-  (read in pages). About 1.7 s of CPU for 11,500 chunks, paid by the first question only.
+  (read in pages). About 1.7 s of CPU for 11,500 chunks, paid by the first question of
+  a process, and kept on disk for the next process while the store is unchanged
+  (:mod:`~klea_utils.stores._retrieval.counts_cache`).
 
 A domain whose stores offer neither (Qdrant or PGVector alone) keeps the pool's weights,
 and so does a question whose counts cannot be read (a store moved or locked away): the
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from klea_utils.stores._retrieval.counts_cache import CountsCache
 from klea_utils.stores._retrieval.passage_focus import passage_terms
 
 __all__ = ["LibraryCounts", "TermCounts", "count_passages", "library_counts"]
@@ -88,22 +91,36 @@ def _unread(store: str, exc: Exception) -> TermCounts:
 
 
 class _CountedOnce:
-    """The counts of a store's texts, read on the first question (one thread reads)."""
+    """The counts of a store's texts, read on the first question (one thread reads), or
+    kept from an earlier process while the store is unchanged (``cache``)."""
 
-    def __init__(self, store: str, texts: Callable[[], Iterable[str]]) -> None:
+    def __init__(
+        self, store: str, texts: Callable[[], Iterable[str]], cache: CountsCache | None = None
+    ) -> None:
         self._store = store
         self._texts = texts
+        self._cache = cache
         self._lock = threading.Lock()
         self._counts: TermCounts | None = None
 
     def __call__(self, terms: Sequence[str]) -> TermCounts:
         with self._lock:
             if self._counts is None:
-                try:
-                    self._counts = count_passages(self._texts())
-                except Exception as exc:  # an optional weight never fails a query
-                    self._counts = _unread(self._store, exc)
+                self._counts = self._kept_or_counted()
             return self._counts
+
+    def _kept_or_counted(self) -> TermCounts:
+        try:
+            signature = self._cache.signature() if self._cache is not None else []
+            kept = self._cache.load(signature) if self._cache is not None else None
+            if kept is not None:
+                return TermCounts(*kept)
+            counts = count_passages(self._texts())
+        except Exception as exc:  # an optional weight never fails a query
+            return _unread(self._store, exc)
+        if self._cache is not None:
+            self._cache.save(signature, (counts.passages, dict(counts.holders)))
+        return counts
 
 
 def _fts5_stemmed(path: Path) -> bool:
@@ -165,23 +182,28 @@ def _chroma_texts(store: Any) -> Iterator[str]:
         offset += _PAGE
 
 
-def library_counts(stores: Sequence[tuple[str, Any]]) -> LibraryCounts | None:
+def library_counts(stores: Sequence[tuple[str, str, Any]]) -> LibraryCounts | None:
     """The cheapest source of library counts among a domain's loaded stores, or ``None``.
 
-    ``stores`` are ``(scheme, store)`` pairs; ``scheme`` is the store's kind: ``bm25`` (a
-    corpus in memory or an ``fts5:`` index), ``chroma``, ``qdrant`` or ``pgvector``. A
-    stemmed ``fts5:`` vocabulary comes first (nothing to read); otherwise the first store
-    whose texts can be read.
+    ``stores`` are ``(scheme, location, store)``: the store's kind (``bm25``, a corpus in
+    memory or an ``fts5:`` index; ``chroma``, ``qdrant`` or ``pgvector``), where it lives
+    (a file, a folder), and the loaded store. A stemmed ``fts5:`` vocabulary comes first
+    (nothing to read); otherwise the first store whose texts can be read, its counts kept
+    between processes (:mod:`~klea_utils.stores._retrieval.counts_cache`).
     """
-    found = [counts for scheme, store in stores if (counts := _counts_of(scheme, store))]
+    found = [counts for kind in stores if (counts := _counts_of(*kind))]
     vocabularies = [counts for counts in found if isinstance(counts, _Fts5Vocabulary)]
     return (vocabularies or found or [None])[0]
 
 
-def _counts_of(scheme: str, store: Any) -> LibraryCounts | None:
+def _counts_of(scheme: str, location: str, store: Any) -> LibraryCounts | None:
+    if scheme not in ("bm25", "chroma"):
+        return None
+    place = Path(location).expanduser().resolve()
     if scheme == "bm25" and hasattr(store, "docs"):
         docs = store.docs
-        return _CountedOnce("a BM25 corpus", lambda: (d.page_content for d in docs))
+        cache = CountsCache(f"bm25\0{place}", [place])
+        return _CountedOnce("a BM25 corpus", lambda: (d.page_content for d in docs), cache)
     if scheme == "bm25" and isinstance(getattr(store, "path", None), Path):
         path: Path = store.path
         try:
@@ -190,7 +212,20 @@ def _counts_of(scheme: str, store: Any) -> LibraryCounts | None:
             stemmed = False  # counted from its texts, or not at all (logged then)
         if stemmed:
             return _Fts5Vocabulary(path)
-        return _CountedOnce(f"fts5 index {path.name}", lambda: _fts5_bodies(path))
+        cache = CountsCache(f"fts5\0{place}", _sqlite_files(place))
+        return _CountedOnce(f"fts5 index {path.name}", lambda: _fts5_bodies(path), cache)
     if scheme == "chroma" and hasattr(store, "get"):
-        return _CountedOnce("a Chroma collection", lambda: _chroma_texts(store))
+        collection = getattr(store, "_collection", None)
+        name = getattr(collection, "name", "")
+        cache = CountsCache(
+            f"chroma\0{place}\0{name}",
+            _sqlite_files(place / "chroma.sqlite3"),
+            extra=lambda: collection.count() if collection is not None else None,
+        )
+        return _CountedOnce("a Chroma collection", lambda: _chroma_texts(store), cache)
     return None
+
+
+def _sqlite_files(path: Path) -> list[Path]:
+    """A SQLite database's file and its write-ahead log (a write lands there first)."""
+    return [path, path.with_name(path.name + "-wal")]
