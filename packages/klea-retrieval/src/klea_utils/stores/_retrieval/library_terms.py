@@ -14,7 +14,7 @@ The counts come from the loaded stores, the cheapest first:
 * an ``fts5:`` index built with stemming answers from its own vocabulary (an
   ``fts5vocab`` table over a read-only connection, a few lookups per question);
 * otherwise a store's texts are read once per loaded store and counted with
-  :func:`~klea_utils.stores._retrieval.passage_focus.passage_terms`: a pickled BM25
+  :func:`~klea_utils.stores._retrieval.focus_words.passage_terms`: a pickled BM25
   corpus (already in memory), an ``fts5:`` index without stemming, a Chroma collection
   (read in pages). About 1.7 s of CPU for 11,500 chunks, paid by the first question of
   a process, and kept on disk for the next process while the store is unchanged
@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from klea_utils.stores._retrieval.counts_cache import CountsCache
-from klea_utils.stores._retrieval.passage_focus import passage_terms
+from klea_utils.stores._retrieval.focus_words import passage_terms
+from klea_utils.stores._retrieval.vector_reads import chroma_pages
 
 __all__ = ["LibraryCounts", "TermCounts", "count_passages", "library_counts"]
 
@@ -172,14 +173,7 @@ def _read_only(path: Path) -> closing[sqlite3.Connection]:
 
 
 def _chroma_texts(store: Any) -> Iterator[str]:
-    offset = 0
-    while True:
-        page = store.get(include=["documents"], limit=_PAGE, offset=offset)
-        texts = page["documents"] or []
-        yield from (text or "" for text in texts)
-        if len(texts) < _PAGE:
-            return
-        offset += _PAGE
+    return (text or "" for text in chroma_pages(store, "documents", _PAGE))
 
 
 def library_counts(stores: Sequence[tuple[str, str, Any]]) -> LibraryCounts | None:

@@ -12,15 +12,27 @@ thread from async code.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from langchain_core.documents import Document
 
-__all__ = ["VectorReader", "vector_reader"]
+__all__ = ["VectorReader", "chroma_pages", "vector_reader"]
 
 _QDRANT_INTERNAL_KEYS = ("_id", "_collection_name")
 """Metadata keys LangChain's Qdrant wrapper adds to every document it returns."""
+
+
+def chroma_pages(store: Any, field: str, page: int) -> Iterator[Any]:
+    """Every chunk's ``field`` (``documents``, ``metadatas``) of a LangChain Chroma store,
+    read ``page`` chunks a call, in the collection's order (``None`` kept)."""
+    offset = 0
+    while True:
+        values = store.get(include=[field], limit=page, offset=offset).get(field) or []
+        yield from values
+        if len(values) < page:
+            return
+        offset += page
 
 
 def _floats(vector: Any) -> list[float]:

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Hashable, Iterator, Sequence
 from typing import Any
 
+from klea_utils.stores._retrieval.vector_reads import chroma_pages
 from klea_utils.stores.serve.papers.sources import PaperSource
 from klea_utils.stores.store_uri import StoreURI
 from langchain_core.documents import Document
@@ -90,14 +91,7 @@ class ChromaPaperSource(VectorPaperSource):
         return int(self.store._collection.count())
 
     def scan(self) -> Iterator[dict[str, Any]]:
-        offset = 0
-        while True:
-            page = self.store.get(include=["metadatas"], limit=PAGE, offset=offset)
-            metadatas = page.get("metadatas") or []
-            yield from (m for m in metadatas if m)
-            if len(metadatas) < PAGE:
-                return
-            offset += PAGE
+        return (m for m in chroma_pages(self.store, "metadatas", PAGE) if m)
 
     def passages(self, file_name: str) -> list[Document]:
         found = self.store.get(where={"file_name": file_name}, include=["documents", "metadatas"])
